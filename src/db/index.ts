@@ -1,0 +1,45 @@
+import { Kysely, PostgresDialect } from 'kysely';
+import { mkdirSync } from 'node:fs';
+import { PGliteDialect } from './pglite/dialect.ts';
+import { openPGlite } from './pglite/open.ts';
+import { openPgPool } from './pg/open.ts';
+import type { Schema } from './schema.ts';
+
+export type { Schema } from './schema.ts';
+
+/** One database, on either backend; the rest of the code only sees `db` (Kysely). */
+export interface Database {
+  readonly db: Kysely<Schema>;
+  readonly backend: 'pg' | 'pglite';
+  close(): Promise<void>;
+}
+
+export interface DatabaseOptions {
+  /** Postgres connection string; when unset, the embedded PGlite is used. */
+  databaseUrl?: string | undefined;
+  /** Where the embedded database lives; null keeps it in memory (tests, audit scratch). */
+  dataDir?: string | null;
+  /** Pool size for pg. */
+  maxConnections?: number;
+}
+
+/** Opens the database chosen by the options: pg when `databaseUrl` is set, PGlite otherwise. */
+export async function openDatabase(options: DatabaseOptions): Promise<Database> {
+  if (options.databaseUrl) {
+    const pool = openPgPool(options.databaseUrl, options.maxConnections);
+    const db = new Kysely<Schema>({ dialect: new PostgresDialect({ pool }) });
+    return { db, backend: 'pg', close: () => db.destroy() };
+  }
+  const dataDir = options.dataDir === undefined ? './.data' : options.dataDir;
+  if (dataDir !== null) mkdirSync(dataDir, { recursive: true });
+  const pglite = await openPGlite(dataDir === null ? null : `${dataDir}/pglite`);
+  const db = new Kysely<Schema>({ dialect: new PGliteDialect(pglite) });
+  return {
+    db,
+    backend: 'pglite',
+    close: async () => {
+      await db.destroy();
+      await pglite.close();
+    },
+  };
+}

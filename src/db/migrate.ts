@@ -1,0 +1,78 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { sql, type Kysely } from 'kysely';
+import { sqlDir } from '../lib/paths.ts';
+
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+/** Every `sql/migrations/NNNN_name.sql`, in version order. */
+export function loadMigrations(dir = path.join(sqlDir, 'migrations')): Migration[] {
+  return readdirSync(dir)
+    .filter((file) => /^\d{4}_[a-z0-9_]+\.sql$/.test(file))
+    .sort()
+    .map((file) => ({
+      version: Number(file.slice(0, 4)),
+      name: file.slice(5, -4),
+      sql: readFileSync(path.join(dir, file), 'utf8'),
+    }));
+}
+
+// Any constant unique to this project; all runners take the same transaction-scoped lock.
+const MIGRATION_LOCK_KEY = 402_000_001;
+
+const BOOKKEEPING = sql`
+  create table if not exists schema_migrations (
+    version    integer     primary key,
+    name       text        not null,
+    applied_at timestamptz not null default now()
+  )`;
+
+/**
+ * Applies the pending migrations, each in its own transaction, bookkeeping row first. Runners
+ * serialize on an advisory lock, so two at once never apply one twice: the second finds the row
+ * and skips. Safe to re-run. Returns the versions it applied.
+ */
+export async function migrate(db: Kysely<any>, migrations = loadMigrations()): Promise<number[]> {
+  const applied: number[] = [];
+  for (const migration of migrations) {
+    const done = await db.transaction().execute(async (trx) => {
+      await sql`select pg_advisory_xact_lock(${MIGRATION_LOCK_KEY})`.execute(trx);
+      await BOOKKEEPING.execute(trx);
+      const inserted = await sql<{ version: number }>`
+        insert into schema_migrations (version, name) values (${migration.version}, ${migration.name})
+        on conflict (version) do nothing
+        returning version`.execute(trx);
+      if (inserted.rows.length === 0) return false;
+      await sql.raw(migration.sql).execute(trx);
+      return true;
+    });
+    if (done) applied.push(migration.version);
+  }
+  return applied;
+}
+
+export interface SchemaStatus {
+  current: number;
+  latest: number;
+  pending: Migration[];
+}
+
+/** What `serve` checks before it starts: it only reads and never migrates. */
+export async function schemaStatus(db: Kysely<any>, migrations = loadMigrations()): Promise<SchemaStatus> {
+  const exists = await sql<{ present: boolean }>`
+    select to_regclass('schema_migrations') is not null as present`.execute(db);
+  const versions = exists.rows[0]?.present
+    ? (await sql<{ version: number }>`select version from schema_migrations`.execute(db)).rows.map((r) => r.version)
+    : [];
+  const have = new Set(versions);
+  const pending = migrations.filter((m) => !have.has(m.version));
+  return {
+    current: versions.length === 0 ? 0 : Math.max(...versions),
+    latest: migrations.length === 0 ? 0 : Math.max(...migrations.map((m) => m.version)),
+    pending,
+  };
+}

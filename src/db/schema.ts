@@ -1,0 +1,200 @@
+import type { ColumnType, Generated } from 'kysely';
+
+/**
+ * Row types of the tables in sql/migrations. Database values arrive as: int8 and integral
+ * numeric -> bigint, int4/int2 -> number, timestamptz -> Date, jsonb -> parsed JSON, text[] -> string[].
+ */
+type Int8 = ColumnType<bigint, bigint | number | string, bigint | number | string>;
+type Micro = ColumnType<bigint, bigint | string, bigint | string>;
+type Timestamp = ColumnType<Date, Date | string, Date | string>;
+
+export interface CatalogSnapshotsTable {
+  snapshot_id: Generated<bigint>;
+  source: string;
+  fetched_at: Timestamp;
+  sha256: string;
+  items_count: number;
+  listings_count: number;
+  rejected_count: number;
+}
+
+export interface CatalogItemsTable {
+  snapshot_id: Int8;
+  item_index: number;
+  item_json: string;
+}
+
+export interface CatalogListingsTable {
+  snapshot_id: Int8;
+  listing_id: string;
+  item_index: number;
+  accept_index: number;
+  resource_url: string;
+  network: string;
+  canonical_network: string;
+  pay_to: string;
+  asset: string;
+  verifiability: 'base_usdc' | 'other_rail';
+  seller_address: string | null;
+  title: string | null;
+  description: string | null;
+  category: string;
+  category_source: 'auto' | 'seller_asserted';
+}
+
+export interface CatalogRejectsTable {
+  snapshot_id: Int8;
+  reject_index: number;
+  item_index: number;
+  accept_index: number | null;
+  reason: string;
+  detail: string;
+}
+
+export interface ChainBlocksTable {
+  block_number: Int8;
+  block_hash: string;
+  block_timestamp: Int8;
+  added_seq: Int8;
+  removed_seq: Int8 | null;
+}
+
+export interface UsdcTransfersTable {
+  tx_hash: string;
+  log_index: number;
+  block_hash: string;
+  block_number: Int8;
+  block_timestamp: Int8;
+  from_address: string;
+  to_address: string;
+  value: Micro;
+  added_seq: Int8;
+  removed_seq: Int8 | null;
+}
+
+export interface UsdcAuthorizationsTable {
+  tx_hash: string;
+  log_index: number;
+  block_hash: string;
+  block_number: Int8;
+  authorizer: string;
+  nonce: string;
+  added_seq: Int8;
+  removed_seq: Int8 | null;
+}
+
+export interface SellerCoverageTable {
+  seller_address: string;
+  from_block: Int8;
+  from_ts: Int8;
+  to_block: Int8;
+}
+
+export interface GenerationsTable {
+  generation: number;
+  status: 'building' | 'ready' | 'published';
+  run_seq: Int8;
+  method_version: string;
+  generated_at: Timestamp;
+  published_at: Timestamp | null;
+  as_of_block: Int8;
+  as_of_block_hash: string;
+  as_of_ts: Int8;
+  window_seconds: Int8;
+  window_start_ts: Int8;
+  market_from_ts: Int8;
+  catalog_snapshot_id: Int8;
+  catalog_sha256: string;
+  evidence_sha256: string | null;
+  constants: ColumnType<unknown, string, string>;
+  sources: ColumnType<unknown, string, string>;
+}
+
+export interface PublishedPointerTable {
+  singleton: Generated<boolean>;
+  generation: number;
+}
+
+export interface GenSellersTable {
+  generation: number;
+  seller_address: string;
+  listing_count: number;
+  payments_30d: number;
+  payers_30d: number;
+  verified_revenue_30d_micro: Micro;
+  median_payment_30d_micro: Micro | null;
+  evidence_state: 'verified' | 'insufficient' | 'not_observed';
+  tier: 'verified' | 'listed_only';
+  farm_flag: number;
+  farm_reasons: string | null;
+  rank: number | null;
+  categories: string[];
+  evidence_sha256: string;
+  first_payment_ts: Int8 | null;
+  last_payment_ts: Int8 | null;
+  first_block: Int8 | null;
+  last_block: Int8 | null;
+}
+
+export interface GenListingsTable {
+  generation: number;
+  listing_id: string;
+  seller_address: string | null;
+  verifiability: 'base_usdc' | 'other_rail';
+  resource_url: string;
+  title: string | null;
+  network: string;
+  description: string | null;
+  category: string;
+  category_source: 'auto' | 'seller_asserted';
+  tier: 'verified' | 'listed_only';
+  evidence_state: 'verified' | 'insufficient' | 'not_observed';
+  verified_revenue_30d_micro: Micro | null;
+  median_payment_30d_micro: Micro | null;
+  farm_flag: number | null;
+  farm_reasons: string | null;
+  sibling_listings: number;
+}
+
+export interface GenMarketDailyTable {
+  generation: number;
+  day: ColumnType<string, string, string>;
+  payments: number;
+  volume_micro: Micro;
+  payers: number;
+  sellers_paid: number;
+  median_payment_micro: Micro | null;
+  tracked_sellers: number;
+  tracked_listings: number;
+}
+
+/** The read-only view of verified payments per generation (sql/migrations/0002). */
+export interface GenerationPaymentsView {
+  generation: number;
+  tx_hash: string;
+  log_index: number;
+  block_number: bigint;
+  block_hash: string;
+  block_timestamp: bigint;
+  payer: string;
+  seller_address: string;
+  value: bigint;
+  in_window: boolean;
+}
+
+export interface Schema {
+  catalog_snapshots: CatalogSnapshotsTable;
+  catalog_items: CatalogItemsTable;
+  catalog_listings: CatalogListingsTable;
+  catalog_rejects: CatalogRejectsTable;
+  chain_blocks: ChainBlocksTable;
+  usdc_transfers: UsdcTransfersTable;
+  usdc_authorizations: UsdcAuthorizationsTable;
+  seller_coverage: SellerCoverageTable;
+  generations: GenerationsTable;
+  published_pointer: PublishedPointerTable;
+  gen_sellers: GenSellersTable;
+  gen_listings: GenListingsTable;
+  gen_market_daily: GenMarketDailyTable;
+  generation_payments: GenerationPaymentsView;
+}

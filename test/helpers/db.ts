@@ -1,0 +1,52 @@
+import { randomBytes } from 'node:crypto';
+import { sql } from 'kysely';
+import { openDatabase, type Database } from '../../src/db/index.ts';
+import { migrate } from '../../src/db/migrate.ts';
+
+/**
+ * The backends every database test runs on: the embedded PGlite always, and real Postgres when
+ * TEST_DATABASE_URL is set. Use with `describe.each(backends())`.
+ */
+export function backends(): { backend: 'pglite' | 'pg' }[] {
+  return process.env.TEST_DATABASE_URL ? [{ backend: 'pglite' }, { backend: 'pg' }] : [{ backend: 'pglite' }];
+}
+
+export interface TestDatabase extends Database {
+  /** For pg: a connection string whose search_path is this test's own schema. */
+  readonly url: string | undefined;
+}
+
+/**
+ * A fresh, migrated database: an in-memory PGlite, or a new schema of its own in the
+ * TEST_DATABASE_URL database (dropped on close), so test files never see each other's rows.
+ */
+export async function freshDatabase(backend: 'pglite' | 'pg', options: { migrate?: boolean } = {}): Promise<TestDatabase> {
+  let url: string | undefined;
+  let dropSchema: (() => Promise<void>) | undefined;
+  if (backend === 'pg') {
+    const base = process.env.TEST_DATABASE_URL;
+    if (!base) throw new Error('TEST_DATABASE_URL is not set');
+    const schema = `t_${randomBytes(6).toString('hex')}`;
+    const admin = await openDatabase({ databaseUrl: base, maxConnections: 1 });
+    await sql.raw(`create schema ${schema}`).execute(admin.db);
+    await admin.close();
+    const u = new URL(base);
+    u.searchParams.set('options', `-c search_path=${schema}`);
+    url = u.toString();
+    dropSchema = async () => {
+      const a = await openDatabase({ databaseUrl: base, maxConnections: 1 });
+      await sql.raw(`drop schema ${schema} cascade`).execute(a.db);
+      await a.close();
+    };
+  }
+  const database = await openDatabase({ databaseUrl: url, dataDir: null });
+  if (options.migrate !== false) await migrate(database.db);
+  return {
+    ...database,
+    url,
+    close: async () => {
+      await database.close();
+      await dropSchema?.();
+    },
+  };
+}
