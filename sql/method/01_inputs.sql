@@ -1,0 +1,46 @@
+-- Method 1.0.0, step 1: the inputs of one generation, as temporary tables of this transaction.
+-- The generation number comes from the session setting x402tally.generation; its row in
+-- `generations` (as-of point, window, catalog snapshot, constants) is already written.
+
+create temp table m_gen on commit drop as
+select g.generation,
+       g.catalog_snapshot_id,
+       g.as_of_block,
+       g.as_of_ts,
+       g.window_start_ts,
+       g.market_from_ts,
+       (g.constants ->> 'evidence_min_payments')::int           as evidence_min_payments,
+       (g.constants ->> 'evidence_min_payers')::int             as evidence_min_payers,
+       (g.constants ->> 'farm_listing_threshold')::int          as farm_listing_threshold,
+       (g.constants ->> 'farm_top_payer_share')::numeric        as farm_top_payer_share,
+       (g.constants ->> 'farm_top_payer_min_payments')::int     as farm_top_payer_min_payments
+  from generations g
+ where g.generation = current_setting('x402tally.generation')::int;
+
+-- The sellers of the catalog: one row per seller_address of a base_usdc listing.
+create temp table m_catalog_sellers on commit drop as
+select l.seller_address,
+       count(*)::int                                            as listing_count,
+       array_agg(distinct l.category order by l.category)       as categories
+  from catalog_listings l
+ where l.snapshot_id = (select catalog_snapshot_id from m_gen)
+   and l.verifiability = 'base_usdc'
+ group by l.seller_address;
+
+-- Verified payments (rules 1-4, the view generation_payments) from the start of the market's
+-- first day up to the as-of block, with the evidence line of each.
+create temp table m_payments on commit drop as
+select p.tx_hash,
+       p.log_index,
+       p.block_number,
+       p.block_timestamp,
+       p.payer,
+       p.seller_address,
+       p.value,
+       p.in_window,
+       p.tx_hash || ':' || p.log_index || ':' || p.payer || ':' || p.seller_address || ':' || p.value || E'\n'
+         as evidence_line
+  from generation_payments p
+ where p.generation = (select generation from m_gen);
+
+analyze m_payments;

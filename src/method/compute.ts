@@ -1,0 +1,100 @@
+import { sql, type Kysely } from 'kysely';
+import type { Schema } from '../db/schema.ts';
+import { TallyError } from '../lib/errors.ts';
+import { stringifyJson } from '../lib/json.ts';
+import { silentLogger, type Logger } from '../lib/log.ts';
+import { METHOD_CONSTANTS, METHOD_VERSION } from './constants.ts';
+import { loadMethodSteps, type MethodStep } from './sql-files.ts';
+
+const DAY_SECONDS = 86_400n;
+
+/** The block a generation is computed as of. */
+export interface AsOfPoint {
+  number: bigint;
+  hash: string;
+  /** Unix seconds. */
+  timestamp: bigint;
+}
+
+export interface ComputeOptions {
+  /** The ingest sequence value of the run: the chain facts the generation sees. */
+  runSeq: bigint;
+  asOf: AsOfPoint;
+  catalogSnapshotId: bigint;
+  /** Per-source freshness, stored as given and served by /api/v1/meta under `sources`. */
+  sources: unknown[];
+  generatedAt?: Date;
+  log?: Logger;
+  /** Called after each step inside the transaction; a throw aborts the generation (tests). */
+  afterStep?: (step: string) => void | Promise<void>;
+  /** The method's steps; defaults to sql/method. */
+  steps?: MethodStep[];
+}
+
+/** The window of a generation: (windowStart, asOf], and the first market day's start. */
+export function windowOf(asOfTs: bigint, windowSeconds = BigInt(METHOD_CONSTANTS.window_seconds)) {
+  const windowStartTs = asOfTs - windowSeconds;
+  const marketFromTs = windowStartTs - (((windowStartTs % DAY_SECONDS) + DAY_SECONDS) % DAY_SECONDS);
+  return { windowStartTs, marketFromTs };
+}
+
+/**
+ * Computes a new generation: writes its `generations` row and runs the method (sql/method) for
+ * it, all in ONE transaction, so a failure at any point leaves no trace. The result has status
+ * `ready`; it is served only once `publishGeneration` switches the pointer to it.
+ * Returns the new generation number (one more than the highest so far). Two callers racing for
+ * the same number: one commits, the other fails on the primary key and writes nothing.
+ */
+export async function computeGeneration(db: Kysely<Schema>, options: ComputeOptions): Promise<number> {
+  const log = options.log ?? silentLogger;
+  const steps = options.steps ?? loadMethodSteps();
+  const { windowStartTs, marketFromTs } = windowOf(options.asOf.timestamp);
+
+  return db.transaction().execute(async (trx) => {
+    const snapshot = await trx
+      .selectFrom('catalog_snapshots')
+      .select(['sha256'])
+      .where('snapshot_id', '=', options.catalogSnapshotId)
+      .executeTakeFirst();
+    if (!snapshot) {
+      throw new TallyError(`catalog snapshot ${options.catalogSnapshotId} does not exist`);
+    }
+    const { next } = await trx
+      .selectFrom('generations')
+      .select(sql<number>`coalesce(max(generation), 0)::int + 1`.as('next'))
+      .executeTakeFirstOrThrow();
+
+    await trx
+      .insertInto('generations')
+      .values({
+        generation: next,
+        status: 'building',
+        run_seq: options.runSeq,
+        method_version: METHOD_VERSION,
+        generated_at: options.generatedAt ?? new Date(),
+        as_of_block: options.asOf.number,
+        as_of_block_hash: options.asOf.hash.toLowerCase(),
+        as_of_ts: options.asOf.timestamp,
+        window_seconds: METHOD_CONSTANTS.window_seconds,
+        window_start_ts: windowStartTs,
+        market_from_ts: marketFromTs,
+        catalog_snapshot_id: options.catalogSnapshotId,
+        catalog_sha256: snapshot.sha256,
+        constants: stringifyJson(METHOD_CONSTANTS),
+        sources: stringifyJson(options.sources),
+      })
+      .execute();
+    await sql`select set_config('x402tally.generation', ${String(next)}, true)`.execute(trx);
+
+    for (const step of steps) {
+      const started = performance.now();
+      await sql.raw(step.sql).execute(trx);
+      log.info({ generation: next, step: step.name, ms: Math.round(performance.now() - started) }, 'method step done');
+      await options.afterStep?.(step.name);
+    }
+
+    await trx.updateTable('generations').set({ status: 'ready' }).where('generation', '=', next).execute();
+    await options.afterStep?.('ready');
+    return next;
+  });
+}
