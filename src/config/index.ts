@@ -9,6 +9,17 @@ const address = z
   .string()
   .regex(/^0x[0-9a-fA-F]{40}$/, 'must be 0x followed by 40 hex digits')
   .transform((s) => s.toLowerCase());
+/** `15m`, `90s`, `1h`, `2d`: a whole positive count of a unit. */
+export const DURATION_PATTERN = /^([1-9][0-9]*)(s|m|h|d)$/;
+
+function isScheduleExpression(value: string): boolean {
+  if (DURATION_PATTERN.test(value)) return true;
+  // Cron expressions are validated by the scheduler (croner) when `schedule` starts; here only
+  // their shape: 5 or 6 fields of cron characters.
+  const fields = value.trim().split(/\s+/);
+  return (fields.length === 5 || fields.length === 6) && fields.every((f) => /^[0-9*,\-/?LW#A-Za-z]+$/.test(f));
+}
+
 const positiveInt = z.coerce.number().int().positive();
 
 /**
@@ -34,6 +45,11 @@ export const ConfigSchema = z.object({
   RETAIN_GENERATIONS: positiveInt.default(48),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   CADENCE_SECONDS: positiveInt.default(900),
+  // The cadence of `schedule`: a duration (`15m`, `1h`, `30s`) or a cron expression (5 or 6 fields).
+  SCHEDULE_EVERY: z
+    .string()
+    .default('15m')
+    .refine(isScheduleExpression, 'must be a duration such as 15m, 1h, 30s or a cron expression such as "*/15 * * * *"'),
 }).refine((c) => c.AS_OF_BLOCK === undefined || c.CONFIRMATIONS === undefined, {
   message: 'set AS_OF_BLOCK or CONFIRMATIONS, not both',
   path: ['AS_OF_BLOCK'],

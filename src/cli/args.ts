@@ -1,0 +1,90 @@
+import { parseArgs } from 'node:util';
+import { TallyError } from '../lib/errors.ts';
+
+/** Each configuration flag and the environment variable it stands for (flags win over env). */
+export const CONFIG_FLAGS = {
+  'database-url': 'DATABASE_URL',
+  'data-dir': 'DATA_DIR',
+  'rpc-url': 'RPC_URL',
+  catalog: 'CATALOG_SOURCE',
+  'usdc-address': 'USDC_ADDRESS',
+  'chain-id': 'CHAIN_ID',
+  'as-of-block': 'AS_OF_BLOCK',
+  confirmations: 'CONFIRMATIONS',
+  port: 'PORT',
+  host: 'HOST',
+  'rate-limit-per-minute': 'RATE_LIMIT_PER_MINUTE',
+  'retain-generations': 'RETAIN_GENERATIONS',
+  'log-level': 'LOG_LEVEL',
+  every: 'SCHEDULE_EVERY',
+} as const;
+
+/** Flags of single commands, not configuration. */
+const COMMAND_FLAGS = {
+  generation: { type: 'string' },
+  out: { type: 'string' },
+  bundle: { type: 'string' },
+  'no-serve': { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+export const COMMANDS = ['run', 'serve', 'schedule', 'audit', 'export', 'migrate', 'demo'] as const;
+export type CommandName = (typeof COMMANDS)[number];
+
+export interface ParsedArgs {
+  command: CommandName | undefined;
+  help: boolean;
+  /** Configuration overrides named like the environment variables. */
+  overrides: Record<string, string>;
+  generation: string | undefined;
+  out: string | undefined;
+  bundle: string | undefined;
+  noServe: boolean;
+}
+
+/** A mistake on the command line: exit 1 with the usage hint. */
+export class UsageError extends TallyError {}
+
+/**
+ * Parses `argv` (without node and the script): one command name, then flags. Unknown flags and
+ * extra positionals are usage errors.
+ */
+export function parseCommandLine(argv: readonly string[]): ParsedArgs {
+  const options: Record<string, { type: 'string' | 'boolean'; short?: string }> = { ...COMMAND_FLAGS };
+  for (const flag of Object.keys(CONFIG_FLAGS)) options[flag] = { type: 'string' };
+  let parsed;
+  try {
+    parsed = parseArgs({ args: [...argv], options, allowPositionals: true, strict: true });
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  const { values, positionals } = parsed;
+  if (positionals.length > 1) throw new UsageError(`unexpected argument: ${positionals[1]}`);
+  const name = positionals[0];
+  if (name !== undefined && name !== 'help' && !(COMMANDS as readonly string[]).includes(name)) {
+    throw new UsageError(`unknown command: ${name} (one of ${COMMANDS.join(', ')})`);
+  }
+  const overrides: Record<string, string> = {};
+  for (const [flag, envName] of Object.entries(CONFIG_FLAGS)) {
+    const value = values[flag];
+    if (typeof value === 'string') overrides[envName] = value;
+  }
+  const str = (key: string): string | undefined => (typeof values[key] === 'string' ? (values[key] as string) : undefined);
+  return {
+    command: name === 'help' || name === undefined ? undefined : (name as CommandName),
+    help: values.help === true || name === 'help' || name === undefined,
+    overrides,
+    generation: str('generation'),
+    out: str('out'),
+    bundle: str('bundle'),
+    noServe: values['no-serve'] === true,
+  };
+}
+
+/** `--generation N`: a positive integer, or a usage error naming the flag. */
+export function parseGeneration(value: string | undefined): number {
+  if (value === undefined || !/^[1-9][0-9]{0,9}$/.test(value) || Number(value) > 2_147_483_647) {
+    throw new UsageError(`--generation must be a positive integer, got ${value === undefined ? 'nothing' : JSON.stringify(value)}`);
+  }
+  return Number(value);
+}

@@ -1,0 +1,71 @@
+import path from 'node:path';
+import { TallyError } from '../lib/errors.ts';
+import { METHOD_VERSION } from '../method/constants.ts';
+import { compareGenerationRows, formatDifference, readBundle, readGenerationRows, type GenerationRows } from '../publish/index.ts';
+import { parseGeneration, UsageError } from './args.ts';
+import { recomputeGeneration } from './audit/recompute.ts';
+import type { CommandContext } from './context.ts';
+import { cycleDeps } from './run.ts';
+import { openStore } from './store.ts';
+
+interface Published {
+  rows: GenerationRows;
+  from: string;
+  /** Bundle files changed after export (sha256 or row count differs from the manifest). */
+  integrity: string[];
+}
+
+async function loadPublished(ctx: CommandContext): Promise<Published> {
+  if (ctx.args.bundle !== undefined) {
+    if (ctx.args.generation !== undefined) throw new UsageError('give --generation N or --bundle DIR, not both');
+    const dir = path.resolve(ctx.args.bundle);
+    const bundle = await readBundle(dir);
+    return { rows: bundle.rows, from: `bundle ${dir}`, integrity: bundle.integrity };
+  }
+  const generation = parseGeneration(ctx.args.generation);
+  const database = await openStore(ctx.config);
+  try {
+    return { rows: await readGenerationRows(database.db, generation), from: 'the database', integrity: [] };
+  } finally {
+    await database.close();
+  }
+}
+
+/**
+ * `x402-tally audit --generation N | --bundle DIR`: recomputes the generation from raw chain data
+ * in a scratch embedded database (never ours) and prints every difference, one per line. Exit 0
+ * identical, 1 differences (or a method version this code does not implement), 75 temporary
+ * (RPC unreachable). Safe to re-run; writes nothing.
+ */
+export async function auditCommand(ctx: CommandContext): Promise<number> {
+  if (ctx.args.bundle === undefined && ctx.args.generation === undefined) {
+    throw new UsageError('audit needs --generation N (from the database) or --bundle DIR (an exported bundle)');
+  }
+  if (ctx.config.RPC_URL.length === 0) throw new TallyError('RPC_URL is required for audit (set --rpc-url or RPC_URL)');
+  const { rows, from, integrity } = await loadPublished(ctx);
+  const g = rows.generation;
+  if (g.method_version !== METHOD_VERSION) {
+    ctx.out(
+      `generation ${g.generation} was computed with method ${g.method_version}; this x402-tally implements ` +
+        `method ${METHOD_VERSION}. Audit it with an x402-tally release of method ${g.method_version} (docs/METHOD.md changelog).`,
+    );
+    return 1;
+  }
+  ctx.out(`auditing generation ${g.generation} from ${from}: as of block ${g.as_of.block_number}, method ${g.method_version}`);
+  for (const problem of integrity) ctx.out(`bundle file ${problem}`);
+  const started = performance.now();
+  const recomputed = await recomputeGeneration(rows, ctx.config, cycleDeps(ctx), ctx.log);
+  const differences = compareGenerationRows(rows, recomputed);
+  const ms = Math.round(performance.now() - started);
+  const counts =
+    `${rows.listings.length} listings, ${rows.sellers.length} sellers, ` +
+    `${rows.marketDaily.length} market days, ${rows.payments.length} payments`;
+  ctx.log.info({ generation: g.generation, differences: differences.length, integrity: integrity.length, ms }, 'audit done');
+  if (differences.length === 0 && integrity.length === 0) {
+    ctx.out(`identical: every digest and number of generation ${g.generation} recomputed from the chain (${counts}; ${ms} ms)`);
+    return 0;
+  }
+  for (const d of differences) ctx.out(formatDifference(d));
+  ctx.out(`generation ${g.generation}: ${differences.length} difference(s), ${integrity.length} bundle integrity problem(s) (${counts})`);
+  return 1;
+}

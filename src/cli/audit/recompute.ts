@@ -1,0 +1,71 @@
+import { sql } from 'kysely';
+import { buildCatalog } from '../../catalog/index.ts';
+import type { Config } from '../../config/index.ts';
+import { openDatabase } from '../../db/index.ts';
+import { migrate } from '../../db/migrate.ts';
+import { silentLogger, type Logger } from '../../lib/log.ts';
+import { METHOD_CONSTANTS } from '../../method/constants.ts';
+import type { CycleDeps } from '../../run/cycle.ts';
+import { readGenerationRows, type GenerationRows } from '../../publish/index.ts';
+
+/** The chain and contract a generation was computed on: its `base_usdc` source, else the config. */
+export function chainOf(rows: GenerationRows, config: Config): { chainId: number; usdcAddress: string } {
+  const sources = Array.isArray(rows.generation.sources) ? (rows.generation.sources as unknown[]) : [];
+  const source = sources.find((s): s is { chain_id: number; contract: string } =>
+    typeof s === 'object' && s !== null && (s as { name?: unknown }).name === 'base_usdc');
+  return {
+    chainId: typeof source?.chain_id === 'number' || typeof source?.chain_id === 'bigint' ? Number(source.chain_id) : config.CHAIN_ID,
+    usdcAddress: typeof source?.contract === 'string' ? source.contract.toLowerCase() : config.USDC_ADDRESS,
+  };
+}
+
+/**
+ * Recomputes a generation from raw chain data: the same catalog items and as-of block, the chain
+ * re-indexed through RPC_URL into a scratch in-memory database, and the same method SQL. Touches
+ * nothing but the scratch database, which is discarded. A RPC that cannot be reached gives a
+ * TemporaryError (exit 75).
+ */
+export async function recomputeGeneration(
+  published: GenerationRows,
+  config: Config,
+  deps: CycleDeps,
+  log: Logger = silentLogger,
+): Promise<GenerationRows> {
+  const { chainId, usdcAddress } = chainOf(published, config);
+  const g = published.generation;
+  const scratch = await openDatabase({ dataDir: null });
+  try {
+    await migrate(scratch.db);
+    const items = published.catalogItemLines.map((line) => JSON.parse(line) as unknown);
+    const catalog = buildCatalog(items, { source: g.catalog.source, fetchedAt: new Date(g.catalog.fetched_at) }, { chainId, usdcAddress });
+    const catalogSnapshotId = await deps.storeCatalogSnapshot(scratch.db, catalog);
+    const sellers = [...new Set(catalog.listings.flatMap((l) => (l.verifiability === 'base_usdc' && l.seller_address ? [l.seller_address] : [])))].sort();
+
+    const client = deps.createChainClient({ rpcUrls: [...config.RPC_URL], chainId, log: log.child({ stage: 'chain' }) });
+    // The chain's own block at the published number: its hash is compared with the published
+    // one (a difference means a reorg or another chain), its time must match too.
+    const chainAsOf = await deps.resolveAsOf(client, { asOfBlock: BigInt(g.as_of.block_number) });
+    const asOf = chainAsOf;
+    const { rows } = await sql<{ seq: bigint }>`select nextval('ingest_seq') as seq`.execute(scratch.db);
+    const runSeq = BigInt(rows[0]!.seq);
+    log.info({ sellers: sellers.length, asOfBlock: asOf.number }, 'audit: re-indexing the chain');
+    await deps.syncChain(scratch.db, client, {
+      usdcAddress,
+      sellers,
+      asOf,
+      windowSeconds: METHOD_CONSTANTS.window_seconds,
+      runSeq,
+      log: log.child({ stage: 'sync' }),
+    });
+    const generation = await deps.computeGeneration(scratch.db, {
+      runSeq,
+      asOf,
+      catalogSnapshotId,
+      sources: Array.isArray(g.sources) ? (g.sources as unknown[]) : [],
+      log: log.child({ stage: 'method' }),
+    });
+    return await readGenerationRows(scratch.db, generation);
+  } finally {
+    await scratch.close();
+  }
+}

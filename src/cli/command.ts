@@ -1,0 +1,98 @@
+import { ConfigError, loadConfig, type Config } from '../config/index.ts';
+import { redactText } from '../config/redact.ts';
+import { isTemporary, TallyError } from '../lib/errors.ts';
+import { createLogger } from '../lib/log.ts';
+import { parseCommandLine, UsageError, type CommandName } from './args.ts';
+import type { Command, CommandIo } from './context.ts';
+import { HELP } from './help.ts';
+
+/** Exit codes: 0 success, 1 failure (fix something first), 75 temporary (run again later). */
+export const EXIT = { ok: 0, failure: 1, temporary: 75 } as const;
+
+const COMMAND_MODULES: Record<CommandName, () => Promise<Command>> = {
+  run: async () => (await import('./run.ts')).runCommandRun,
+  serve: async () => (await import('./serve.ts')).serveCommand,
+  schedule: async () => (await import('./schedule.ts')).scheduleCommand,
+  audit: async () => (await import('./audit.ts')).auditCommand,
+  export: async () => (await import('./export.ts')).exportCommand,
+  migrate: async () => (await import('./migrate.ts')).migrateCommand,
+  demo: async () => (await import('./demo.ts')).demoCommand,
+};
+
+function stopSignal(): { signal: AbortSignal; dispose: () => void } {
+  const controller = new AbortController();
+  const stop = () => controller.abort();
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  return {
+    signal: controller.signal,
+    dispose: () => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+    },
+  };
+}
+
+/**
+ * Runs one command line in this process and returns its exit code (it never calls
+ * process.exit; src/cli/main.ts does). `argv` excludes node and the script; `env` is read only
+ * through loadConfig.
+ */
+export async function runCommand(
+  argv: readonly string[],
+  env: Record<string, string | undefined>,
+  io: Partial<CommandIo> = {},
+): Promise<number> {
+  const out = io.out ?? ((line: string) => void process.stdout.write(`${line}\n`));
+  const err = io.err ?? ((line: string) => void process.stderr.write(`${line}\n`));
+  let config: Config | undefined;
+  const secrets = () => [...(config?.RPC_URL ?? []), ...(config?.DATABASE_URL ? [config.DATABASE_URL] : [])];
+  let dispose = () => {};
+  try {
+    const args = parseCommandLine(argv);
+    if (args.help || !args.command) {
+      out(HELP);
+      return EXIT.ok;
+    }
+    config = loadConfig(env, args.overrides);
+    const log = io.log ?? createLogger(config.LOG_LEVEL);
+    let signal = io.signal;
+    if (!signal) {
+      const stop = stopSignal();
+      signal = stop.signal;
+      dispose = stop.dispose;
+    }
+    const progress = io.progress ?? (process.stderr.isTTY ? (line: string) => void process.stderr.write(`» ${line}\n`) : undefined);
+    const command = await COMMAND_MODULES[args.command]();
+    return await command({ args, config, env, log: log.child({ command: args.command }), out, err, signal, progress, io });
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      err(error.message);
+      return EXIT.failure;
+    }
+    if (error instanceof UsageError) {
+      err(`${error.message}\nsee: x402-tally --help`);
+      return EXIT.failure;
+    }
+    const message = redactText(describeError(error), secrets());
+    if (isTemporary(error)) {
+      err(`temporary failure, run again later: ${message}`);
+      return EXIT.temporary;
+    }
+    err(`failed: ${message}`);
+    return EXIT.failure;
+  } finally {
+    dispose();
+  }
+}
+
+/** The message of an error and of its causes, one line (no stack: it is for the operator). */
+export function describeError(error: unknown): string {
+  const parts: string[] = [];
+  for (let e: unknown = error, depth = 0; e !== undefined && e !== null && depth < 5; depth++) {
+    const message = e instanceof Error ? e.message : String(e);
+    if (message && !parts.includes(message)) parts.push(message.split('\n')[0]!);
+    e = e instanceof Error ? e.cause : undefined;
+  }
+  return parts.join(': ') || (error instanceof TallyError ? error.name : 'unknown error');
+}

@@ -1,0 +1,58 @@
+import { buildApi } from '../api/index.ts';
+import type { Database } from '../db/index.ts';
+import { schemaStatus } from '../db/migrate.ts';
+import { TallyError } from '../lib/errors.ts';
+import type { CommandContext } from './context.ts';
+import { openStore } from './store.ts';
+
+export interface RunningApi {
+  url: string;
+  close(): Promise<void>;
+}
+
+/** Starts the API on an opened database at HOST:PORT; resolves once it listens. */
+export async function startApi(ctx: CommandContext, database: Database, cadenceSeconds: number): Promise<RunningApi> {
+  const app = await buildApi(database.db, {
+    rateLimitPerMinute: ctx.config.RATE_LIMIT_PER_MINUTE,
+    cadenceSeconds,
+    log: ctx.log.child({ stage: 'api' }),
+  });
+  const address = await app.listen({ port: ctx.config.PORT, host: ctx.config.HOST });
+  const url = address.replace('://0.0.0.0', '://127.0.0.1').replace('://[::]', '://127.0.0.1');
+  ctx.log.info({ url }, 'api listening');
+  ctx.io.onListening?.(url);
+  return { url, close: () => app.close() };
+}
+
+/** Resolves when the signal fires (SIGINT/SIGTERM by default). */
+export function untilAborted(signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+}
+
+/** Fails (exit 1) when the schema is behind the code: serve only reads and never migrates. */
+export async function assertSchemaCurrent(database: Database): Promise<void> {
+  const status = await schemaStatus(database.db);
+  if (status.pending.length > 0) {
+    throw new TallyError(
+      `the database schema is at version ${status.current} but this code needs ${status.latest} ` +
+        `(pending: ${status.pending.map((m) => `${m.version}_${m.name}`).join(', ')}); ` +
+        'run `x402-tally migrate` (or `run`) with a role that may write, then start serve again',
+    );
+  }
+}
+
+/** `x402-tally serve`: the read-only API until SIGINT/SIGTERM. */
+export async function serveCommand(ctx: CommandContext): Promise<number> {
+  const database = await openStore(ctx.config);
+  try {
+    await assertSchemaCurrent(database);
+    const api = await startApi(ctx, database, ctx.config.CADENCE_SECONDS);
+    ctx.out(`serving ${api.url}/api/v1/meta`);
+    await untilAborted(ctx.signal);
+    await api.close();
+    return 0;
+  } finally {
+    await database.close();
+  }
+}
