@@ -1,0 +1,111 @@
+import { createPublicClient, custom, http, type EIP1193RequestFn, type PublicClient } from 'viem';
+import { redactUrl } from '../config/redact.ts';
+import { TallyError, TemporaryError } from '../lib/errors.ts';
+import { silentLogger, type Logger } from '../lib/log.ts';
+import { describeError, retryAfterMs, shouldRetry } from './errors.ts';
+
+export interface ChainClientOptions {
+  /** JSON-RPC URLs in fallback order (the first that answers wins). Kept private: never logged. */
+  rpcUrls: string[];
+  chainId: number;
+  /** Per-request timeout, ms. Default 15000. */
+  timeoutMs?: number;
+  /** Rounds over all URLs after the first, for retryable failures. Default 5. */
+  retryCount?: number;
+  /** First backoff delay, ms, doubled per round (a Retry-After header wins when longer). Default 250. */
+  retryDelayMs?: number;
+  log?: Logger;
+}
+
+export interface RequestOptions<T> {
+  /**
+   * Checks and converts the result; throws InvalidResponseError when the response contradicts
+   * itself, which makes the request count as failed and be retried like a timeout.
+   */
+  validate?: (result: unknown) => T;
+  /**
+   * Classifies an error before the retry decision; returning an error throws it at once (used
+   * for eth_getLogs "range too large", which the caller answers by splitting the range).
+   */
+  classify?: (error: unknown) => Error | undefined;
+  signal?: AbortSignal | undefined;
+}
+
+/**
+ * A JSON-RPC client over one or more URLs. `request` is the one retry layer: it tries the URLs in
+ * order, and after a round where all failed with retryable errors it waits (backoff, or the
+ * longest Retry-After asked) and goes again, `retryCount` times. The viem transports under it
+ * never retry. `viem` is a viem PublicClient whose every call goes through `request`.
+ */
+export interface ChainClient {
+  readonly chainId: number;
+  /** The URLs redacted to their host, for logs. */
+  readonly hosts: readonly string[];
+  request<T = unknown>(method: string, params: readonly unknown[], options?: RequestOptions<T>): Promise<T>;
+  readonly viem: PublicClient;
+}
+
+/** Creates the client. No request is made until used; safe to create per run. */
+export function createChainClient(options: ChainClientOptions): ChainClient {
+  const urls = [...options.rpcUrls];
+  if (urls.length === 0) throw new TallyError('no RPC URL given: set RPC_URL');
+  const hosts = urls.map(redactUrl);
+  const timeout = options.timeoutMs ?? 15_000;
+  const retryCount = options.retryCount ?? 5;
+  const retryDelayMs = options.retryDelayMs ?? 250;
+  const log = options.log ?? silentLogger;
+  const transports = urls.map((url) => http(url, { retryCount: 0, timeout })({ retryCount: 0 }).request as EIP1193RequestFn);
+
+  async function request<T>(method: string, params: readonly unknown[], ro: RequestOptions<T> = {}): Promise<T> {
+    for (let round = 0; ; round++) {
+      let waitMs = 0;
+      let last: unknown;
+      for (let i = 0; i < transports.length; i++) {
+        ro.signal?.throwIfAborted();
+        try {
+          const result = await transports[i]!({ method, params } as never, ro.signal ? { signal: ro.signal } : undefined);
+          return ro.validate ? ro.validate(result) : (result as T);
+        } catch (error) {
+          ro.signal?.throwIfAborted();
+          const classified = ro.classify?.(error);
+          if (classified) throw classified;
+          const reason = describeError(error, urls);
+          if (!shouldRetry(error)) {
+            throw new TallyError(`RPC request ${method} failed: ${reason}`, { details: { host: hosts[i], method } });
+          }
+          log.warn({ host: hosts[i], method, round, reason }, 'rpc request failed, will retry');
+          waitMs = Math.max(waitMs, retryAfterMs(error) ?? 0);
+          last = error;
+        }
+      }
+      if (round >= retryCount) {
+        throw new TemporaryError(`RPC unreachable after ${round + 1} rounds over ${hosts.length} URL(s): ${describeError(last, urls)}`, {
+          details: { hosts, method },
+        });
+      }
+      const backoff = Math.min(retryDelayMs * 2 ** round, 10_000) * (0.75 + Math.random() * 0.5);
+      await sleep(Math.max(waitMs, backoff), ro.signal);
+    }
+  }
+
+  const viem = createPublicClient({
+    transport: custom({ request: ({ method, params }) => request(method, (params as unknown[]) ?? []) }, { retryCount: 0 }),
+  }) as PublicClient;
+  return { chainId: options.chainId, hosts, request, viem };
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal!.reason);
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+

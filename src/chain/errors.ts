@@ -1,0 +1,117 @@
+import { getLogsRetryHelper } from '@ponder/utils';
+import { BaseError, HttpRequestError, RpcRequestError, TimeoutError, type Hex } from 'viem';
+import { redactText, redactUrl } from '../config/redact.ts';
+
+/**
+ * A response that contradicts itself or the request (a null result, a log outside the requested
+ * range or of another address, duplicate log positions, a block hash that disagrees with the
+ * block). The node may answer correctly next time, so the retry layer retries it.
+ */
+export class InvalidResponseError extends Error {
+  constructor(message: string, readonly details: Record<string, unknown> = {}) {
+    super(message);
+    this.name = 'InvalidResponseError';
+  }
+}
+
+/**
+ * The provider refused an eth_getLogs because the block range (or the result) is too large.
+ * Not retried as is: the caller splits the range. `maxSpan` is the number of blocks per request
+ * the provider suggested, when it said so.
+ */
+export class RangeTooLargeError extends Error {
+  constructor(readonly maxSpan: bigint | undefined, message: string) {
+    super(message);
+    this.name = 'RangeTooLargeError';
+  }
+}
+
+/** The HTTP status of an error from the viem transport, when the node answered at all. */
+export function httpStatus(error: unknown): number | undefined {
+  if (!(error instanceof BaseError)) return undefined;
+  const found = error.walk((e) => e instanceof HttpRequestError) as HttpRequestError | null;
+  return found?.status;
+}
+
+/** The JSON-RPC error code, when the node answered with a JSON-RPC error. */
+export function rpcCode(error: unknown): number | undefined {
+  if (!(error instanceof BaseError)) return undefined;
+  const found = error.walk((e) => typeof (e as { code?: unknown }).code === 'number') as { code?: number } | null;
+  return found?.code;
+}
+
+/**
+ * Milliseconds the server asked us to wait (Retry-After: seconds or an HTTP date), or undefined.
+ * Capped so a hostile or broken header cannot park a run for hours.
+ */
+export function retryAfterMs(error: unknown, now = Date.now(), capMs = 60_000): number | undefined {
+  if (!(error instanceof BaseError)) return undefined;
+  const found = error.walk((e) => e instanceof HttpRequestError && e.headers !== undefined) as HttpRequestError | null;
+  const header = found?.headers?.get('retry-after');
+  if (!header) return undefined;
+  const trimmed = header.trim();
+  let ms: number;
+  if (/^\d+(\.\d+)?$/.test(trimmed)) ms = Number(trimmed) * 1000;
+  else {
+    const at = Date.parse(trimmed);
+    if (Number.isNaN(at)) return undefined;
+    ms = at - now;
+  }
+  return Math.min(Math.max(ms, 0), capMs);
+}
+
+// Texts providers use when a getLogs range or result is too large and that getLogsRetryHelper
+// does not recognise; iterateLogs-style halving handles them.
+const RANGE_TEXT = /block range|range (is )?too (large|wide|big)|too many (blocks|results|logs)|more than \d+ (results|logs)|response size|exceeds? (the )?(max|limit)/i;
+
+/**
+ * Whether a failed eth_getLogs asked for a smaller range; returns the error to throw instead
+ * (with the provider's suggested span when it gave one), or undefined when it is another error.
+ */
+export function asRangeError(
+  error: unknown,
+  params: { fromBlock: Hex; toBlock: Hex; address?: Hex; topics?: unknown[] },
+): RangeTooLargeError | undefined {
+  if (!(error instanceof BaseError)) return undefined;
+  const rpc = error.walk((e) => e instanceof RpcRequestError || typeof (e as { code?: unknown }).code === 'number');
+  if (!rpc) return undefined;
+  const helped = getLogsRetryHelper({ error: rpc as never, params: [params as never] });
+  const text = `${error.shortMessage} ${error.details ?? ''}`;
+  if (helped.shouldRetry) {
+    const first = helped.ranges[0];
+    const span = first ? BigInt(first.toBlock) - BigInt(first.fromBlock) + 1n : undefined;
+    return new RangeTooLargeError(span, 'provider refused the block range');
+  }
+  if (RANGE_TEXT.test(text)) return new RangeTooLargeError(undefined, 'provider refused the block range');
+  return undefined;
+}
+
+/**
+ * Whether a failed request may succeed when sent again (to this node later, or to the next URL).
+ * Pure: looks only at the error. Timeouts, network failures, 408/429/5xx, JSON-RPC internal and
+ * rate-limit errors and self-contradicting responses are retried; anything else (invalid params,
+ * unknown method, a 4xx) would fail again and is not.
+ */
+export function shouldRetry(error: unknown): boolean {
+  if (error instanceof InvalidResponseError) return true;
+  if (error instanceof RangeTooLargeError) return false;
+  if (!(error instanceof BaseError)) return false;
+  if (error.walk((e) => e instanceof TimeoutError)) return true;
+  const status = httpStatus(error);
+  if (status !== undefined) return status === 408 || status === 429 || status >= 500;
+  const code = rpcCode(error);
+  if (code === undefined) return error.walk((e) => e instanceof HttpRequestError) !== null; // no answer: network
+  // -1 unknown, -32603 internal, -32000 generic server error, -32005/-32007/429 rate limits.
+  return code === -1 || code === -32603 || code === -32000 || code === -32005 || code === -32007 || code === 429;
+}
+
+/** A one-line description of an error with every given URL redacted to its host. */
+export function describeError(error: unknown, urls: readonly string[]): string {
+  let text: string;
+  if (error instanceof BaseError) text = [error.shortMessage, error.details].filter(Boolean).join(': ');
+  else if (error instanceof Error) text = error.message;
+  else text = String(error);
+  // viem puts the URL in its messages; providers put keys in URLs.
+  text = redactText(text, urls).replace(/https?:\/\/[^\s"']+/g, (u) => redactUrl(u));
+  return text.length > 300 ? `${text.slice(0, 300)}…` : text;
+}

@@ -1,0 +1,133 @@
+import { TemporaryError } from '../lib/errors.ts';
+import type { BlockCache } from './block-cache.ts';
+import type { ChainClient } from './client.ts';
+import { decodeAuthorization, decodeTransfer } from './decode.ts';
+import { addressTopic, AUTHORIZATION_USED_TOPIC, TRANSFER_TOPIC } from './events.ts';
+import { getLogsAdaptive, type LogsContext } from './get-logs.ts';
+import type { AuthorizationLog, Hex, TransferLog } from './types.ts';
+
+/** A block the stored rows refer to: number, hash, timestamp (unix seconds). */
+export interface BlockRecord {
+  number: bigint;
+  hash: Hex;
+  timestamp: bigint;
+}
+
+export interface PaymentLogs {
+  /** Transfers to the sellers, each with its block's timestamp. */
+  transfers: (TransferLog & { blockTimestamp: bigint })[];
+  /** AuthorizationUsed logs of the transactions of `transfers` whose authorizer paid in them. */
+  authorizations: (AuthorizationLog & { blockTimestamp: bigint })[];
+  /** Every block holding one of these logs, plus the range's end block (for reorg checks). */
+  blocks: BlockRecord[];
+}
+
+export interface PaymentLogsRequest {
+  usdcAddress: string;
+  /** Seller addresses (any case), at most a few hundred: they go into one topic filter. */
+  sellers: readonly string[];
+  fromBlock: bigint;
+  toBlock: bigint;
+  /** Payers per AuthorizationUsed topic filter. Default 500. */
+  payerBatchSize?: number;
+}
+
+/**
+ * The x402 settlement evidence for a batch of sellers over [fromBlock, toBlock]:
+ * 1. USDC `Transfer` logs with `to` among the sellers;
+ * 2. USDC `AuthorizationUsed` logs over the same range with `authorizer` among those transfers'
+ *    payers, kept when they share a transaction with one of the transfers;
+ * 3. the headers of the blocks involved (for timestamps the provider did not send with the logs,
+ *    and for the end block, which lets a later run detect a reorg even where there are no logs).
+ * Whether a transfer is a verified payment is decided later, in SQL (the join by transaction);
+ * nothing is filtered on value or payer here. Read-only; safe to repeat.
+ */
+export async function fetchPaymentLogs(
+  client: ChainClient,
+  request: PaymentLogsRequest,
+  context: LogsContext & { blocks: BlockCache },
+): Promise<PaymentLogs> {
+  const usdc = request.usdcAddress.toLowerCase() as Hex;
+  const sellerTopics = [...new Set(request.sellers.map(addressTopic))];
+  const transfers = await getLogsAdaptive(
+    client,
+    {
+      address: usdc,
+      topics: [TRANSFER_TOPIC, null, sellerTopics],
+      expect: {
+        address: usdc,
+        topic0: TRANSFER_TOPIC,
+        topicCount: 3,
+        dataBytes: 32,
+        filter: { index: 2, topics: new Set(sellerTopics) },
+        knownHashes: context.blocks.hashes,
+      },
+      decode: decodeTransfer,
+    },
+    request.fromBlock,
+    request.toBlock,
+    context,
+  );
+
+  const transferHashes = new Map<bigint, Hex>();
+  for (const t of transfers) transferHashes.set(t.blockNumber, t.blockHash);
+  // An authorization in a block must carry the hash the transfers (or a fetched header) gave it.
+  const knownHashes = { get: (n: bigint) => transferHashes.get(n) ?? context.blocks.hashes.get(n) };
+  const txs = new Set(transfers.map((t) => t.txHash));
+  const payers = [...new Set(transfers.map((t) => addressTopic(t.from)))];
+  const batchSize = request.payerBatchSize ?? 500;
+  const authBatches: Promise<AuthorizationLog[]>[] = [];
+  for (let i = 0; i < payers.length; i += batchSize) {
+    const batch = payers.slice(i, i + batchSize);
+    authBatches.push(
+      getLogsAdaptive(
+        client,
+        {
+          address: usdc,
+          topics: [AUTHORIZATION_USED_TOPIC, batch],
+          expect: {
+            address: usdc,
+            topic0: AUTHORIZATION_USED_TOPIC,
+            topicCount: 3,
+            dataBytes: 0,
+            filter: { index: 1, topics: new Set(batch) },
+            knownHashes,
+          },
+          decode: decodeAuthorization,
+        },
+        request.fromBlock,
+        request.toBlock,
+        context,
+      ),
+    );
+  }
+  // Only authorizations of these transactions can make one of these transfers a payment.
+  const authorizations = (await Promise.all(authBatches)).flat().filter((a) => txs.has(a.txHash));
+
+  // Timestamps: from the logs when the provider sent them, else from the block header.
+  const logBlocks = new Map<bigint, Hex>();
+  const times = new Map<bigint, bigint>();
+  for (const log of [...transfers, ...authorizations]) {
+    logBlocks.set(log.blockNumber, log.blockHash);
+    if (log.blockTimestamp !== undefined) times.set(log.blockNumber, log.blockTimestamp);
+  }
+  const needed = new Set<bigint>([request.toBlock]);
+  for (const n of logBlocks.keys()) if (!times.has(n)) needed.add(n);
+  const headers = await Promise.all([...needed].map((n) => context.blocks.get(n, logBlocks.get(n), context.signal)));
+  const blocks = new Map<bigint, BlockRecord>();
+  for (const h of headers) {
+    const fromLogs = times.get(h.number);
+    if (fromLogs !== undefined && fromLogs !== h.timestamp) {
+      throw new TemporaryError('the provider sent a log timestamp that disagrees with its block', {
+        details: { block: h.number.toString() },
+      });
+    }
+    times.set(h.number, h.timestamp);
+    blocks.set(h.number, { number: h.number, hash: h.hash, timestamp: h.timestamp });
+  }
+  for (const [number, hash] of logBlocks) {
+    if (!blocks.has(number)) blocks.set(number, { number, hash, timestamp: times.get(number)! });
+  }
+  const stamp = <L extends { blockNumber: bigint }>(log: L) => ({ ...log, blockTimestamp: times.get(log.blockNumber)! });
+  return { transfers: transfers.map(stamp), authorizations: authorizations.map(stamp), blocks: [...blocks.values()] };
+}

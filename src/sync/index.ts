@@ -1,0 +1,184 @@
+import type { Kysely } from 'kysely';
+import pLimit from 'p-limit';
+import { BlockCache, fetchPaymentLogs, findFirstBlockAtOrAfter, type AsOf, type ChainClient, type PaymentLogs } from '../chain/index.ts';
+import type { Schema } from '../db/index.ts';
+import { TallyError } from '../lib/errors.ts';
+import { silentLogger, type Logger } from '../lib/log.ts';
+import { alignedChunks, batches, utcDayStart } from './ranges.ts';
+import { rollbackReorgs } from './reorg.ts';
+import { deleteCoverage, loadCoverage, storeChunk } from './store.ts';
+
+export { alignedChunks, utcDayStart } from './ranges.ts';
+export { rollbackReorgs } from './reorg.ts';
+export { loadCoverage, storeChunk } from './store.ts';
+
+export interface SyncProgress {
+  /** Chunks stored so far in this sync, and in all. */
+  ranges: number;
+  totalRanges: number;
+  /** The chunk just stored. */
+  fromBlock: bigint;
+  toBlock: bigint;
+  sellers: number;
+}
+
+export interface SyncOptions {
+  usdcAddress: string;
+  /** Seller addresses, any case; duplicates are ignored. */
+  sellers: string[];
+  asOf: AsOf;
+  /** The method's window (2592000 for method 1.0.0). */
+  windowSeconds: number;
+  /** This run's value of ingest_seq: stamps added and removed rows. */
+  runSeq: bigint;
+  log?: Logger;
+  /** Concurrent RPC requests. Default 4. */
+  concurrency?: number;
+  signal?: AbortSignal;
+  /** The depth the as-of was resolved with, if any (reorgs are checked on every sync anyway). */
+  confirmations?: number;
+  /** Blocks per chunk (one coverage step; requests shrink below it if the provider refuses). Default 10000. */
+  blockRange?: number;
+  /** Sellers per Transfer topic filter. Default 500. */
+  sellerBatchSize?: number;
+  /** Called after each stored chunk (progress display; tests stop runs here). */
+  onProgress?: (progress: SyncProgress) => void;
+}
+
+export interface SyncStats {
+  sellers: number;
+  newSellers: number;
+  /** Chunks stored. */
+  ranges: number;
+  /** New rows stored (rows already there are not counted again). */
+  transfers: number;
+  authorizations: number;
+  /** Stored blocks found orphaned by a reorg and rolled back. */
+  reorgedBlocks: number;
+  indexedToBlock: bigint;
+}
+
+interface Batch {
+  sellers: string[];
+  start: bigint;
+  from: { block: bigint; ts: bigint };
+}
+
+/**
+ * Brings the stored USDC facts of every seller up to the as-of block (SPEC section 2, coverage):
+ * rolls back a reorg below the as-of point, backfills each new seller from the first block of the
+ * UTC day holding `asOf.timestamp - windowSeconds` (block 0 when the chain is younger), and
+ * extends each covered seller from its `to_block + 1`. Each chunk's logs and coverage are stored
+ * together, so a run killed at any point restarts from what was stored. Safe to re-run; RPC
+ * failures that outlast the retries are thrown as TemporaryError.
+ */
+export async function syncChain(db: Kysely<Schema>, client: ChainClient, options: SyncOptions): Promise<SyncStats> {
+  const log = options.log ?? silentLogger;
+  const { asOf, runSeq } = options;
+  const limit = pLimit(options.concurrency ?? 4);
+  const run = <T>(fn: () => Promise<T>) => limit(fn);
+  const failure = new AbortController();
+  const signal = options.signal ? AbortSignal.any([options.signal, failure.signal]) : failure.signal;
+  const sellers = [...new Set(options.sellers.map((s) => s.toLowerCase()))].sort();
+
+  const reorg = await rollbackReorgs(db, client, { asOf, runSeq, signal, run, log });
+  const coverage = await loadCoverage(db, sellers);
+  const dayStart = utcDayStart(asOf.timestamp - BigInt(options.windowSeconds));
+  const fresh = sellers.filter((s) => {
+    const c = coverage.get(s);
+    return c === undefined || c.fromTs > dayStart;
+  });
+  let backfillFrom = { block: 0n, ts: 0n };
+  if (fresh.length > 0) {
+    const first = await findFirstBlockAtOrAfter(client, dayStart, asOf.number, signal);
+    // Block 0 at or after the day start: the chain is younger than the window.
+    backfillFrom = first.number === 0n ? { block: 0n, ts: 0n } : { block: first.number, ts: dayStart };
+    await deleteCoverage(db, fresh.filter((s) => coverage.has(s)));
+  }
+
+  // Sellers grouped by where they start, cut into batches of one topic filter each.
+  const freshSet = new Set(fresh);
+  const byStart = new Map<bigint, string[]>();
+  for (const s of sellers) {
+    const c = coverage.get(s);
+    const start = freshSet.has(s) || c === undefined ? backfillFrom.block : c.toBlock + 1n;
+    if (start > asOf.number) continue;
+    const group = byStart.get(start);
+    if (group) group.push(s);
+    else byStart.set(start, [s]);
+  }
+  const work: Batch[] = [];
+  for (const [start, group] of byStart) {
+    for (const b of batches(group, options.sellerBatchSize ?? 500)) work.push({ sellers: b, start, from: backfillFrom });
+  }
+  const blockRange = BigInt(options.blockRange ?? 10_000);
+  const plans = work.map((b) => ({ batch: b, chunks: alignedChunks(b.start, asOf.number, blockRange) }));
+  const totalRanges = plans.reduce((n, p) => n + p.chunks.length, 0);
+  log.info({ sellers: sellers.length, newSellers: fresh.length, batches: work.length, ranges: totalRanges }, 'sync planned');
+
+  const blocks = new BlockCache(client, run);
+  blocks.put({ number: asOf.number, hash: asOf.hash, timestamp: asOf.timestamp, parentHash: asOf.hash });
+  const context = { limit: { span: blockRange }, run, signal, blocks };
+  const stats: SyncStats = {
+    sellers: sellers.length,
+    newSellers: fresh.length,
+    ranges: 0,
+    transfers: 0,
+    authorizations: 0,
+    reorgedBlocks: reorg.orphanedBlocks,
+    indexedToBlock: asOf.number,
+  };
+
+  // Each batch fetches up to `ahead` chunks in advance but stores them in order, so its coverage
+  // always grows from its start without gaps.
+  const ahead = 2;
+  const runPlan = async ({ batch, chunks }: (typeof plans)[number]) => {
+    const inflight: Promise<PaymentLogs>[] = [];
+    let next = 0;
+    const launch = () => {
+      const chunk = chunks[next++];
+      if (!chunk) return;
+      const p = fetchPaymentLogs(client, { usdcAddress: options.usdcAddress, sellers: batch.sellers, fromBlock: chunk[0], toBlock: chunk[1] }, context);
+      p.catch(() => {}); // awaited below, in order
+      inflight.push(p);
+    };
+    for (let i = 0; i < ahead; i++) launch();
+    for (const [fromBlock, toBlock] of chunks) {
+      const logs = await inflight.shift()!;
+      launch();
+      signal.throwIfAborted();
+      const added = await storeChunk(db, { logs, sellers: batch.sellers, from: batch.from, toBlock, runSeq });
+      stats.ranges++;
+      stats.transfers += added.transfers;
+      stats.authorizations += added.authorizations;
+      log.debug({ fromBlock, toBlock, sellers: batch.sellers.length, transfers: logs.transfers.length }, 'stored chunk');
+      options.onProgress?.({ ranges: stats.ranges, totalRanges, fromBlock, toBlock, sellers: batch.sellers.length });
+    }
+  };
+  const results = await Promise.allSettled(
+    plans.map((p) =>
+      runPlan(p).catch((error: unknown) => {
+        failure.abort(error); // stop the other batches at their next step
+        throw error;
+      }),
+    ),
+  );
+  const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failed) throw failed.reason;
+
+  await assertCovered(db, sellers, dayStart, asOf.number);
+  log.info({ ...stats, indexedToBlock: stats.indexedToBlock.toString() }, 'chain synced');
+  return stats;
+}
+
+// Defensive: the promise of syncChain, checked from what is stored rather than assumed.
+async function assertCovered(db: Kysely<Schema>, sellers: string[], dayStart: bigint, asOfNumber: bigint) {
+  const coverage = await loadCoverage(db, sellers);
+  const short = sellers.filter((s) => {
+    const c = coverage.get(s);
+    return !c || c.toBlock < asOfNumber || c.fromTs > dayStart;
+  });
+  if (short.length > 0) {
+    throw new TallyError('chain sync ended with sellers not covered', { details: { sellers: short.length, example: short[0] } });
+  }
+}
