@@ -6,7 +6,7 @@ import { CATEGORIES, type Category } from '../method/constants.ts';
  * order of CLASSIFIER_RULES and the first one with a keyword hit wins; no hit gives `other`.
  *
  * A keyword hits where it occurs with no letter or digit (a-z, 0-9) right before it and, unless
- * it ends in `*`, none right after it: `swap` hits "swap" and "/swap?x" but not "swapper";
+ * it ends in `*`, none right after it: `buy` hits "buy" and "/buy?x" but not "buyer";
  * `scrap*` hits "scraper" and "scraping". Changing any list or the order changes the method version.
  */
 export const CLASSIFIER_RULES: ReadonlyArray<{ category: Category; keywords: readonly string[] }> = Object.freeze([

@@ -1,5 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { Schema } from '../db/schema.ts';
+import { TallyError } from '../lib/errors.ts';
 import type { Catalog } from './types.ts';
 
 // Rows per statement: each statement sends one array per column (unnest), so a chunk is a few
@@ -73,7 +74,7 @@ export async function loadCatalogSnapshot(
     .select(['sha256', 'source', 'fetched_at', 'items_count'])
     .where('snapshot_id', '=', snapshotId)
     .executeTakeFirst();
-  if (!snapshot) throw new Error(`catalog snapshot ${snapshotId} does not exist`);
+  if (!snapshot) throw new TallyError(`catalog snapshot ${snapshotId} does not exist`, { details: { snapshotId: String(snapshotId) } });
   const rows = await db
     .selectFrom('catalog_items')
     .select('item_json')
