@@ -39,6 +39,7 @@ export interface CycleDeps<Client = unknown> {
       log?: Logger;
       confirmations?: number;
       signal?: AbortSignal;
+      onProgress?: (progress: { ranges: number; totalRanges: number; fromBlock: bigint; toBlock: bigint }) => void;
     },
   ): Promise<unknown>;
   computeGeneration(
@@ -68,7 +69,8 @@ export interface CycleOptions {
   log?: Logger;
   signal?: AbortSignal;
   /**
-   * Called at each interruption point: `before:<stage>`, `compute:<method step>` (inside the
+   * Called at each interruption point: `before:<stage>`, `sync:chunk:<n>` (after the n-th stored
+   * chunk; only a synchronous throw stops there), `compute:<method step>` (inside the
    * method's transaction), `publish:commit` (inside the publish transaction, before commit).
    * A throw aborts the run there, as a crash would.
    */
@@ -155,6 +157,11 @@ export async function runCycle<Client>(
         log: log.child({ stage: 'sync' }),
         ...(config.CONFIRMATIONS !== undefined ? { confirmations: config.CONFIRMATIONS } : {}),
         ...(options.signal ? { signal: options.signal } : {}),
+        onProgress: (p) => {
+          progress(`sync: ${p.ranges}/${p.totalRanges} ranges stored (blocks ${p.fromBlock}-${p.toBlock})`);
+          // A synchronous hook can stop the run between two stored chunks (tests).
+          void hook(`sync:chunk:${p.ranges}`);
+        },
       }),
     );
     log.info({ sync }, 'chain synced');
