@@ -1,0 +1,47 @@
+import { badParameter } from './errors.ts';
+
+/**
+ * Opaque page cursors of the rankings and the evidence payments: 64 lowercase hex digits, so
+ * every cursor of the API has one shape. Layout (docs/api.md):
+ * - rankings: `01` + the last rank of the page, zero-padded to 62 hex digits;
+ * - payments: `02` + the last block number (46 hex digits) + the last log index (16 hex digits).
+ * The kind tag makes a cursor of one endpoint a 400 on the other. Pure functions.
+ */
+const RANKING = '01';
+const PAYMENT = '02';
+const INT4_MAX = 2_147_483_647n;
+
+export function encodeRankCursor(rank: number): string {
+  return RANKING + rank.toString(16).padStart(62, '0');
+}
+
+/** The rank after which the next page starts; throws a 400 `invalid_cursor` when malformed. */
+export function decodeRankCursor(cursor: string): number {
+  if (!cursor.startsWith(RANKING)) throw invalid();
+  const rank = BigInt(`0x${cursor.slice(2)}`);
+  if (rank < 1n || rank > INT4_MAX) throw invalid();
+  return Number(rank);
+}
+
+export interface PaymentPosition {
+  blockNumber: bigint;
+  logIndex: number;
+}
+
+export function encodePaymentCursor(position: PaymentPosition): string {
+  return PAYMENT + position.blockNumber.toString(16).padStart(46, '0') + position.logIndex.toString(16).padStart(16, '0');
+}
+
+/** The (block, log index) after which the next page starts, newest first; 400 when malformed. */
+export function decodePaymentCursor(cursor: string): PaymentPosition {
+  if (!cursor.startsWith(PAYMENT)) throw invalid();
+  const blockNumber = BigInt(`0x${cursor.slice(2, 48)}`);
+  const logIndex = BigInt(`0x${cursor.slice(48)}`);
+  // Block numbers are int8 in the database.
+  if (blockNumber > 2n ** 63n - 1n || logIndex > INT4_MAX) throw invalid();
+  return { blockNumber, logIndex: Number(logIndex) };
+}
+
+function invalid() {
+  return badParameter('cursor', 'is not a cursor of this endpoint; use next_cursor of the previous page', 'invalid_cursor');
+}

@@ -1,0 +1,126 @@
+import type { Kysely } from 'kysely';
+import type { z } from 'zod';
+import type { Schema } from '../db/schema.ts';
+import type { GenerationRow } from './read/generation.ts';
+import { readDirectory } from './read/listings.ts';
+import { readMarketDaily } from './read/market.ts';
+import { readPayments } from './read/payments.ts';
+import { readRankings } from './read/rankings.ts';
+import { readProfile } from './read/seller.ts';
+import { DirectoryQuery, GenerationQuery, MarketQuery, PaymentsQuery, RankingsQuery, SlugParams } from './schemas/query.ts';
+import { DirectoryPage, MarketDaily, Meta, PaymentsPage, RankingsPage, SellerProfile } from './schemas/responses.ts';
+import { badParameter } from './errors.ts';
+
+/**
+ * The snapshot endpoints as data: one entry is the route, its parameters, its response schema
+ * and its reader. index.ts registers these routes and openapi.ts documents the same entries, so
+ * what is served and what is documented cannot drift apart.
+ */
+export interface Endpoint {
+  readonly operationId: string;
+  /** OpenAPI form, e.g. /api/v1/sellers/{slug}. */
+  readonly path: string;
+  readonly summary: string;
+  readonly description: string;
+  readonly query: z.ZodObject;
+  readonly params?: typeof SlugParams;
+  readonly response: z.ZodType;
+  /** Component id of the response schema. */
+  readonly responseId: string;
+  /** Error statuses besides the common 400/404/414/429/500/503. */
+  readonly notFound: readonly string[];
+  /** Reads the body inside a read-only snapshot of one published generation; undefined for /meta. */
+  readonly load?: (db: Kysely<Schema>, g: GenerationRow, query: any, params: any) => Promise<unknown>;
+}
+
+export const BASE = '/api/v1';
+
+export const ENDPOINTS: readonly Endpoint[] = [
+  {
+    operationId: 'getMeta',
+    path: `${BASE}/meta`,
+    summary: 'Generation, method, constants, sources and freshness',
+    description: 'What the served generation was computed from: as-of block, window, method constants, per-source freshness and digests; cadence and freshness describe the latest published generation.',
+    query: GenerationQuery,
+    response: Meta,
+    responseId: 'Meta',
+    notFound: ['generation_not_found'],
+  },
+  {
+    operationId: 'listSellers',
+    path: `${BASE}/sellers`,
+    summary: 'The directory: one row per listing',
+    description: 'Listings by ascending listing_id, up to 50 per page. Follow next_cursor until it is null; every listing appears exactly once.',
+    query: DirectoryQuery,
+    response: DirectoryPage,
+    responseId: 'DirectoryPage',
+    notFound: ['generation_not_found'],
+    load: (db, g, q: z.output<typeof DirectoryQuery>) => readDirectory(db, g, { cursor: q.cursor, category: q.category, limit: q.limit ?? 50 }),
+  },
+  {
+    operationId: 'getRankings',
+    path: `${BASE}/rankings`,
+    summary: 'Verified sellers ranked by 30-day verified revenue',
+    description: 'Sellers of tier verified by verified_revenue_30d_micro descending, then seller_address ascending; next_cursor continues after the last rank of the page.',
+    query: RankingsQuery,
+    response: RankingsPage,
+    responseId: 'RankingsPage',
+    notFound: ['generation_not_found'],
+    load: (db, g, q: z.output<typeof RankingsQuery>) => readRankings(db, g, { cursor: q.cursor, category: q.category, limit: q.limit ?? 100 }),
+  },
+  {
+    operationId: 'getSeller',
+    path: `${BASE}/sellers/{slug}`,
+    summary: 'Seller profile with per-metric provenance',
+    description: 'The seller\'s metrics, each with the rule, inputs and evidence digest needed to recompute it, and the seller\'s listings by listing_id.',
+    query: GenerationQuery,
+    params: SlugParams,
+    response: SellerProfile,
+    responseId: 'SellerProfile',
+    notFound: ['generation_not_found', 'seller_not_found'],
+    load: (db, g, _q, p: z.output<typeof SlugParams>) => readProfile(db, g, p.slug),
+  },
+  {
+    operationId: 'getSellerPayments',
+    path: `${BASE}/sellers/{slug}/payments`,
+    summary: 'The verified payments behind a seller\'s numbers (evidence)',
+    description: 'Verified payments in the window, newest first by block number then log index, descending.',
+    query: PaymentsQuery,
+    params: SlugParams,
+    response: PaymentsPage,
+    responseId: 'PaymentsPage',
+    notFound: ['generation_not_found', 'seller_not_found'],
+    load: (db, g, q: z.output<typeof PaymentsQuery>, p: z.output<typeof SlugParams>) =>
+      readPayments(db, g, p.slug, { cursor: q.cursor, limit: q.limit ?? 100 }),
+  },
+  {
+    operationId: 'getMarketDaily',
+    path: `${BASE}/market/daily`,
+    summary: 'Daily market aggregate',
+    description: 'One row per publishable UTC day, newest first; [] until the first publishable day.',
+    query: MarketQuery,
+    response: MarketDaily,
+    responseId: 'MarketDaily',
+    notFound: ['generation_not_found'],
+    load: (db, g, q: z.output<typeof MarketQuery>) => {
+      if (q.from !== undefined && q.to !== undefined && q.from > q.to) throw badParameter('from', 'must not be after to');
+      return readMarketDaily(db, g, q);
+    },
+  },
+];
+
+/** Fastify's form of an OpenAPI path: {slug} -> :slug. */
+export function routePath(path: string): string {
+  return path.replace(/\{(\w+)\}/g, ':$1');
+}
+
+const PATTERNS = [
+  ...ENDPOINTS.map((e) => e.path),
+  `${BASE}/openapi.json`,
+  `${BASE}/docs`,
+].map((p) => new RegExp(`^${p.replace(/\{\w+\}/g, '[^/]+')}$`));
+
+/** Whether a URL path (no query) names a route of the API, whatever the method (405 vs 404). */
+export function isKnownPath(pathname: string): boolean {
+  return PATTERNS.some((re) => re.test(pathname));
+}

@@ -1,0 +1,116 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Kysely } from 'kysely';
+import { z } from 'zod';
+import type { Schema } from '../../db/schema.ts';
+import { etagFor, etagOfBody, matchesIfNoneMatch, maxAgeSeconds, type CachedBody, type ResponseCache } from '../cache.ts';
+import type { Endpoint } from '../endpoints.ts';
+import { ApiError, badParameter, generationNotFound, noGeneration } from '../errors.ts';
+import { writeJson } from '../json.ts';
+import type { PublishedPointer, PublishedState } from '../published.ts';
+import { readPublishedGeneration, type GenerationRow } from '../read/generation.ts';
+import { metaBody, metaOfGeneration, type MetaOfGeneration } from '../read/meta.ts';
+
+export interface HandlerContext {
+  readonly db: Kysely<Schema>;
+  readonly pointer: PublishedPointer;
+  readonly cache: ResponseCache;
+  readonly cadenceSeconds: number;
+}
+
+/** Parses query or path parameters; the first problem becomes a 400 naming the parameter. */
+export function parseInput<T extends z.ZodType>(schema: T, input: unknown, where: 'query' | 'path'): z.output<T> {
+  const result = schema.safeParse(input);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0]!;
+  if (issue.code === 'unrecognized_keys') {
+    const accepted = Object.keys((schema as unknown as z.ZodObject).shape);
+    throw badParameter(
+      issue.keys[0] ?? '?',
+      `unknown query parameter; accepted: ${accepted.length ? accepted.join(', ') : 'none'}`,
+      'unknown_parameter',
+    );
+  }
+  const name = String(issue.path[0] ?? where);
+  const code = name === 'slug' ? 'invalid_slug' : name === 'cursor' ? 'invalid_cursor' : 'invalid_parameter';
+  throw badParameter(name, issue.message, code);
+}
+
+/** The generation a request asks for: pinned and retained, or the latest; 404/503 otherwise. */
+function chooseGeneration(state: PublishedState, pinned: number | undefined): number {
+  if (pinned !== undefined) {
+    if (!state.retained.has(pinned)) throw generationNotFound(pinned);
+    return pinned;
+  }
+  if (!state.latest) throw noGeneration();
+  return state.latest.generation;
+}
+
+/** Runs `read` on one published generation inside a read-only snapshot (a concurrent prune cannot tear it). */
+async function withGeneration<T>(db: Kysely<Schema>, n: number, read: (trx: Kysely<Schema>, g: GenerationRow) => Promise<T>): Promise<T> {
+  return db
+    .transaction()
+    .setIsolationLevel('repeatable read')
+    .setAccessMode('read only')
+    .execute(async (trx) => {
+      const g = await readPublishedGeneration(trx, n);
+      if (!g) throw generationNotFound(n);
+      return read(trx, g);
+    });
+}
+
+function send(ctx: HandlerContext, request: FastifyRequest, reply: FastifyReply, state: PublishedState, entry: CachedBody) {
+  const basis = state.latest ?? state.retained.get(entry.generation);
+  const maxAge = basis ? maxAgeSeconds(basis.publishedAt, ctx.cadenceSeconds, Date.now()) : 0;
+  reply.header('cache-control', `public, max-age=${maxAge}`).header('etag', entry.etag);
+  if (matchesIfNoneMatch(request.headers['if-none-match'], entry.etag)) return reply.code(304).send();
+  return reply.type('application/json; charset=utf-8').send(entry.body);
+}
+
+/**
+ * A snapshot endpoint: bodies are cached per (published state, URL); the state's version changes
+ * on every publish or prune, so a new generation is picked up within the pointer's TTL. A cached
+ * URL was validated when it was first served, so hits skip validation.
+ */
+export function snapshotHandler(ctx: HandlerContext, endpoint: Endpoint) {
+  const load = endpoint.load!;
+  return async (request: FastifyRequest, reply: FastifyReply) => {
+    const state = await ctx.pointer.current();
+    const key = `${state.version} ${request.url}`;
+    let entry = ctx.cache.get(key);
+    if (!entry) {
+      const params = endpoint.params ? parseInput(endpoint.params, request.params, 'path') : {};
+      const query = parseInput(endpoint.query, request.query, 'query') as { generation?: number };
+      const n = chooseGeneration(state, query.generation);
+      const body = await withGeneration(ctx.db, n, async (trx, g) => endpoint.response.parse(await load(trx, g, query, params)));
+      entry = { generation: n, body: writeJson(body), etag: etagFor(n, request.url) };
+      ctx.cache.set(key, entry);
+    }
+    return send(ctx, request, reply, state, entry);
+  };
+}
+
+/**
+ * /meta: the generation's own part is cached per generation; cadence, freshness and the
+ * retained list are added per request, so the ETag is taken from the body (it changes when
+ * age_seconds does).
+ */
+export function metaHandler(ctx: HandlerContext, endpoint: Endpoint) {
+  const fixedByGeneration = new Map<number, MetaOfGeneration>();
+  return async (request: FastifyRequest, reply: FastifyReply) => {
+    const state = await ctx.pointer.current();
+    const query = parseInput(endpoint.query, request.query, 'query') as { generation?: number };
+    const n = chooseGeneration(state, query.generation);
+    let fixed = fixedByGeneration.get(n);
+    if (!fixed) {
+      const loaded = await withGeneration(ctx.db, n, async (_trx, g) => metaOfGeneration(g));
+      // Validate what the database holds once per generation (constants and sources are jsonb).
+      endpoint.response.parse(metaBody(loaded, state, ctx.cadenceSeconds, Date.now()));
+      fixed = loaded;
+      for (const k of fixedByGeneration.keys()) if (!state.retained.has(k)) fixedByGeneration.delete(k);
+      fixedByGeneration.set(n, fixed);
+    }
+    if (!state.latest) throw new ApiError(503, 'no_generation', 'no generation is published');
+    const body = writeJson(metaBody(fixed, state, ctx.cadenceSeconds, Date.now()));
+    return send(ctx, request, reply, state, { generation: n, body, etag: etagOfBody(n, body) });
+  };
+}

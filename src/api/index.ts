@@ -1,0 +1,92 @@
+import cors from '@fastify/cors';
+import rateLimit from '@fastify/rate-limit';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import type { Kysely } from 'kysely';
+import type { Schema } from '../db/schema.ts';
+import { silentLogger, type Logger } from '../lib/log.ts';
+import { ResponseCache } from './cache.ts';
+import { DOCS_HTML } from './docs-page.ts';
+import { BASE, ENDPOINTS, routePath } from './endpoints.ts';
+import { ApiError } from './errors.ts';
+import { clientErrorHandler, installErrorHandlers, MAX_URL_LENGTH } from './handlers/errors.ts';
+import { metaHandler, snapshotHandler, type HandlerContext } from './handlers/snapshot.ts';
+import { openApiDocument } from './openapi.ts';
+import { PublishedPointer } from './published.ts';
+import { writeJson } from './json.ts';
+
+export { openApiDocument } from './openapi.ts';
+
+export interface ApiOptions {
+  /** Requests per minute per client IP (RATE_LIMIT_PER_MINUTE). */
+  rateLimitPerMinute: number;
+  /** Seconds between scheduled runs: bounds Cache-Control max-age and drives /meta freshness. */
+  cadenceSeconds: number;
+  log?: Logger;
+  /** How long the published pointer may be cached, in ms (default 500; keep <= 1000). */
+  cacheTtlMs?: number;
+  /** Byte budget of the in-memory response cache (default 64 MiB). */
+  cacheBytes?: number;
+}
+
+/**
+ * The read-only API over published generations (SPEC 4). Returns a Fastify instance that is
+ * not listening yet: the caller calls `.listen({ port, host })` and `.close()`. Only SELECTs are
+ * issued, so a database role with SELECT rights is enough. Building twice is safe.
+ */
+export async function buildApi(db: Kysely<Schema>, options: ApiOptions): Promise<FastifyInstance> {
+  const log = options.log ?? silentLogger;
+  const app = Fastify({
+    // Fastify's logger type is pino's FastifyBaseLogger; our pino Logger is one.
+    loggerInstance: log as FastifyBaseLogger,
+    // Per-request log lines cost throughput; failures are logged by the error handler.
+    logController: new LogController({ disableRequestLogging: true }),
+    // Over-long slugs are a 400 from the schema rather than a 404 from the router.
+    routerOptions: { maxParamLength: MAX_URL_LENGTH },
+    return503OnClosing: true,
+    clientErrorHandler,
+  });
+
+  await app.register(cors, {
+    origin: '*',
+    methods: ['GET', 'HEAD'],
+    exposedHeaders: ['ETag', 'Retry-After', 'Cache-Control'],
+    strictPreflight: false,
+    maxAge: 86_400,
+  });
+  await app.register(rateLimit, {
+    max: options.rateLimitPerMinute,
+    timeWindow: 60_000,
+    errorResponseBuilder: (_request, context) =>
+      new ApiError(context.statusCode, 'rate_limited', `more than ${context.max} requests per minute from this client; retry in ${context.after}`),
+  });
+
+  installErrorHandlers(app, log);
+
+  const ctx: HandlerContext = {
+    db,
+    pointer: new PublishedPointer(db, options.cacheTtlMs ?? 500),
+    cache: new ResponseCache(options.cacheBytes ?? 64 * 1024 * 1024),
+    cadenceSeconds: options.cadenceSeconds,
+  };
+
+  for (const endpoint of ENDPOINTS) {
+    const handler = endpoint.load ? snapshotHandler(ctx, endpoint) : metaHandler(ctx, endpoint);
+    app.get(routePath(endpoint.path), handler);
+  }
+
+  const openapi = writeJson(openApiDocument());
+  app.get(`${BASE}/openapi.json`, async (request: FastifyRequest, reply: FastifyReply) => {
+    rejectQuery(request);
+    return reply.header('cache-control', 'public, max-age=300').type('application/json; charset=utf-8').send(openapi);
+  });
+  app.get(`${BASE}/docs`, async (request: FastifyRequest, reply: FastifyReply) => {
+    rejectQuery(request);
+    return reply.header('cache-control', 'public, max-age=300').type('text/html; charset=utf-8').send(DOCS_HTML);
+  });
+  return app;
+}
+
+function rejectQuery(request: FastifyRequest): void {
+  const names = Object.keys(request.query as object);
+  if (names.length > 0) throw new ApiError(400, 'unknown_parameter', `${names[0]}: unknown query parameter; this resource takes none`);
+}

@@ -1,0 +1,170 @@
+import { z } from 'zod';
+import { METHOD_VERSION } from '../method/constants.ts';
+import { ENDPOINTS, BASE, type Endpoint } from './endpoints.ts';
+import { ALLOWED_METHODS, ERROR_CODES } from './errors.ts';
+import { components } from './schemas/common.ts';
+
+type Json = Record<string, unknown>;
+
+// bigint (money, block numbers) is written as a bare JSON integer (./json.ts).
+const override = (ctx: { zodSchema: unknown; jsonSchema: Json }) => {
+  const def = (ctx.zodSchema as { _zod: { def: { type: string } } })._zod.def;
+  if (def.type === 'bigint') {
+    ctx.jsonSchema.type = 'integer';
+    ctx.jsonSchema.minimum = 0;
+  }
+};
+
+function strip(schema: Json): Json {
+  const { $schema: _s, $id: _i, ...rest } = schema;
+  return rest;
+}
+
+function componentSchemas(): Record<string, Json> {
+  const out = z.toJSONSchema(components, {
+    uri: (id) => `#/components/schemas/${id}`,
+    io: 'output',
+    unrepresentable: 'any',
+    override,
+  }) as { schemas: Record<string, Json> };
+  return Object.fromEntries(Object.entries(out.schemas).map(([id, s]) => [id, strip(s)]));
+}
+
+function parameterSchema(schema: z.ZodType): Json {
+  return strip(z.toJSONSchema(schema, { io: 'output', unrepresentable: 'any', override }) as Json);
+}
+
+function parameters(e: Endpoint): Json[] {
+  const out: Json[] = [];
+  for (const [name, s] of Object.entries(e.params?.shape ?? {})) {
+    const schema = parameterSchema(s as z.ZodType);
+    const { description, ...rest } = schema;
+    out.push({ name, in: 'path', required: true, description, schema: { ...rest, type: 'string', pattern: '^0x[0-9a-fA-F]{40}$' } });
+  }
+  for (const [name, s] of Object.entries(e.query.shape)) {
+    const schema = parameterSchema(s as z.ZodType);
+    const { description, ...rest } = schema;
+    out.push({ name, in: 'query', required: false, description, schema: rest });
+  }
+  return out;
+}
+
+const header = (description: string, schema: Json = { type: 'string' }) => ({ description, schema });
+
+const HEADERS = {
+  ETag: header('strong validator of (generation, URL); send it back in If-None-Match to get a 304'),
+  CacheControl: header('public, max-age=<seconds until the next expected run, at most the cadence>'),
+  RetryAfter: header('seconds to wait before trying again', { type: 'integer', minimum: 0 }),
+};
+
+const errorResponse = (status: number, description: string, extra: Json = {}) => ({
+  description: `${description} Codes: ${(ERROR_CODES[status] ?? []).join(', ')}.`,
+  ...extra,
+  content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+});
+
+const RESPONSES: Record<string, Json> = {
+  BadRequest: errorResponse(400, 'A parameter is malformed, out of range, repeated or unknown; the message names it.'),
+  NotFound: errorResponse(404, 'No such route, seller or retained generation.'),
+  UriTooLong: errorResponse(414, 'The URL is longer than 2048 characters.'),
+  TooManyRequests: errorResponse(429, 'Per-client rate limit exceeded.', { headers: { 'Retry-After': { $ref: '#/components/headers/RetryAfter' } } }),
+  InternalError: errorResponse(500, 'Unexpected failure; the body never carries internals.'),
+  Unavailable: errorResponse(503, 'Nothing published yet (no_generation) or the database is unreachable (unavailable).', {
+    headers: { 'Retry-After': { $ref: '#/components/headers/RetryAfter' } },
+  }),
+};
+
+const commonErrors = {
+  '400': { $ref: '#/components/responses/BadRequest' },
+  '404': { $ref: '#/components/responses/NotFound' },
+  '414': { $ref: '#/components/responses/UriTooLong' },
+  '429': { $ref: '#/components/responses/TooManyRequests' },
+  '500': { $ref: '#/components/responses/InternalError' },
+  '503': { $ref: '#/components/responses/Unavailable' },
+};
+
+const okHeaders = {
+  ETag: { $ref: '#/components/headers/ETag' },
+  'Cache-Control': { $ref: '#/components/headers/CacheControl' },
+};
+
+function operation(e: Endpoint): Json {
+  return {
+    operationId: e.operationId,
+    summary: e.summary,
+    description: e.description,
+    tags: ['snapshot'],
+    parameters: [
+      ...parameters(e),
+      { name: 'If-None-Match', in: 'header', required: false, description: 'an ETag of an earlier response', schema: { type: 'string' } },
+    ],
+    responses: {
+      '200': { description: 'OK', headers: okHeaders, content: { 'application/json': { schema: { $ref: `#/components/schemas/${e.responseId}` } } } },
+      '304': { description: 'Not modified: If-None-Match matched the ETag.', headers: okHeaders },
+      ...commonErrors,
+    },
+  };
+}
+
+const DESCRIPTION = [
+  'Read-only API of x402-tally: verified 30-day revenue of x402 Bazaar sellers, recomputed from Base USDC settlements and published as immutable, numbered generations.',
+  '',
+  'Every snapshot endpoint serves the latest published generation, or the one pinned by `?generation=N` (404 generation_not_found when it is not retained).',
+  `Methods: GET and HEAD (OPTIONS for CORS preflight); any other method on a known path is a 405 (code method_not_allowed, the Error body) with the header \`Allow: ${ALLOWED_METHODS}\`.`,
+  'Errors are `{"error":{"code","message"}}`. Money fields end in `_micro` and are exact JSON integers of micro-USDC (they may exceed 2^53 - 1: parse them with a big-integer-aware JSON reader).',
+].join('\n');
+
+let cached: Json | undefined;
+
+/** The OpenAPI 3.1.0 document of the API (info.version 1.0.0), built once from the zod schemas. */
+export function openApiDocument(): Json {
+  cached ??= {
+    openapi: '3.1.0',
+    info: {
+      title: 'x402-tally API',
+      version: '1.0.0',
+      description: DESCRIPTION,
+      license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
+      'x-method-version': METHOD_VERSION,
+    },
+    servers: [{ url: '/', description: 'this server' }],
+    security: [],
+    tags: [
+      { name: 'snapshot', description: 'Data of one published generation' },
+      { name: 'documentation', description: 'This document and its rendering' },
+    ],
+    paths: {
+      ...Object.fromEntries(ENDPOINTS.map((e) => [e.path, { get: operation(e) }])),
+      [`${BASE}/openapi.json`]: {
+        get: {
+          operationId: 'getOpenApi',
+          summary: 'This OpenAPI 3.1.0 document',
+          tags: ['documentation'],
+          responses: {
+            '200': { description: 'OK', content: { 'application/json': { schema: { type: 'object' } } } },
+            '400': { $ref: '#/components/responses/BadRequest' },
+            '429': { $ref: '#/components/responses/TooManyRequests' },
+          },
+        },
+      },
+      [`${BASE}/docs`]: {
+        get: {
+          operationId: 'getDocs',
+          summary: 'Human-readable rendering of this document',
+          tags: ['documentation'],
+          responses: {
+            '200': { description: 'An HTML page', content: { 'text/html': { schema: { type: 'string' } } } },
+            '400': { $ref: '#/components/responses/BadRequest' },
+            '429': { $ref: '#/components/responses/TooManyRequests' },
+          },
+        },
+      },
+    },
+    components: {
+      schemas: componentSchemas(),
+      responses: RESPONSES,
+      headers: HEADERS,
+    },
+  };
+  return cached;
+}

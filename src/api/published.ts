@@ -1,0 +1,72 @@
+import { sql, type Kysely } from 'kysely';
+import type { Schema } from '../db/schema.ts';
+
+export interface PublishedGeneration {
+  readonly generation: number;
+  /** When it was published (falls back to generated_at, which the contract makes non-null). */
+  readonly publishedAt: Date;
+  readonly generatedAt: Date;
+}
+
+/** What is published right now: the pointer's generation and every retained published one. */
+export interface PublishedState {
+  /** The generation `published_pointer` names; null before the first publish. */
+  readonly latest: PublishedGeneration | null;
+  /** Published generations by number (the retained ones). */
+  readonly retained: ReadonlyMap<number, PublishedGeneration>;
+  /** Changes whenever latest or the retained set changes; part of cache keys. */
+  readonly version: string;
+}
+
+/**
+ * The published pointer, read at most once per `ttlMs` (one small query; concurrent callers share
+ * it), so a newly published generation is served within `ttlMs` without a restart. Generations
+ * are immutable, so everything else can be cached by generation number.
+ */
+export class PublishedPointer {
+  #state: PublishedState | undefined;
+  #loadedAt = 0;
+  #pending: Promise<PublishedState> | undefined;
+
+  constructor(
+    private readonly db: Kysely<Schema>,
+    private readonly ttlMs: number,
+  ) {}
+
+  /** The current state; refreshed when older than the TTL. Safe to call concurrently. */
+  async current(): Promise<PublishedState> {
+    if (this.#state && performance.now() - this.#loadedAt < this.ttlMs) return this.#state;
+    this.#pending ??= this.#load().finally(() => (this.#pending = undefined));
+    return this.#pending;
+  }
+
+  async #load(): Promise<PublishedState> {
+    const started = performance.now();
+    const rows = await this.db
+      .selectFrom('generations as g')
+      .leftJoin('published_pointer as p', (join) => join.on(sql<boolean>`true`))
+      .select(['g.generation', 'g.published_at', 'g.generated_at', 'p.generation as latest'])
+      .where('g.status', '=', 'published')
+      .orderBy('g.generation')
+      .execute();
+    const retained = new Map<number, PublishedGeneration>();
+    let latestNumber: number | null = null;
+    for (const row of rows) {
+      retained.set(row.generation, {
+        generation: row.generation,
+        publishedAt: row.published_at ?? row.generated_at,
+        generatedAt: row.generated_at,
+      });
+      latestNumber = row.latest;
+    }
+    const latest = latestNumber === null ? null : (retained.get(latestNumber) ?? null);
+    const state: PublishedState = {
+      latest,
+      retained,
+      version: `${latest?.generation ?? '-'}:${[...retained.keys()].join(',')}`,
+    };
+    this.#state = state;
+    this.#loadedAt = started;
+    return state;
+  }
+}

@@ -1,0 +1,25 @@
+import type { Kysely, Selectable } from 'kysely';
+import type { GenerationsTable, Schema } from '../../db/schema.ts';
+
+export type GenerationRow = Selectable<GenerationsTable>;
+
+/** The generation's row when it is published (retained); null otherwise. Read-only. */
+export async function readPublishedGeneration(db: Kysely<Schema>, generation: number): Promise<GenerationRow | null> {
+  const row = await db
+    .selectFrom('generations')
+    .selectAll()
+    .where('generation', '=', generation)
+    .where('status', '=', 'published')
+    .executeTakeFirst();
+  return row ?? null;
+}
+
+/** Unix seconds (bigint or number) as ISO 8601 UTC. */
+export function isoFromUnix(seconds: bigint | number): string {
+  return new Date(Number(seconds) * 1000).toISOString();
+}
+
+/** The 30-day window of a generation: (as_of_ts - window_seconds, as_of_ts]. */
+export function windowOf(g: GenerationRow): { start: string; end: string } {
+  return { start: isoFromUnix(g.window_start_ts), end: isoFromUnix(g.as_of_ts) };
+}

@@ -1,0 +1,66 @@
+import { z } from 'zod';
+import { CATEGORIES } from '../../method/constants.ts';
+
+/**
+ * Request parameters. Query objects are strict (an unknown parameter is a 400); every value
+ * arrives as text and is given once. The `pipe` output side is what the OpenAPI document shows.
+ */
+
+const text = (what: string) =>
+  z.string({ error: (issue) => (issue.input === undefined ? 'is required' : `must be given once, as ${what}`) });
+
+/** An integer parameter in [min, max], written in decimal without sign or leading zeros. */
+function integer(min: number, max: number) {
+  const why = `must be an integer from ${min} to ${max}`;
+  return text('an integer')
+    .regex(/^(0|[1-9][0-9]{0,9})$/, why)
+    .transform(Number)
+    .pipe(z.int().min(min, why).max(max, why));
+}
+
+export const INT4_MAX = 2_147_483_647;
+
+export const generation = integer(1, INT4_MAX)
+  .optional()
+  .meta({ description: 'pin a retained published generation (default: the latest published)' });
+export const cursor = text('64 lowercase hex digits')
+  .regex(/^[0-9a-f]{64}$/, 'must be 64 lowercase hex digits, as given in next_cursor')
+  .optional()
+  .meta({ description: 'next_cursor of the previous page' });
+export const category = z
+  .enum(CATEGORIES, { error: (issue) => (Array.isArray(issue.input) ? 'must be given once' : `must be one of ${CATEGORIES.join(', ')}`) })
+  .optional()
+  .meta({ description: 'only rows of this category' });
+const day = text('a date').regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date YYYY-MM-DD').pipe(z.iso.date('must be a valid date YYYY-MM-DD'));
+
+export const GenerationQuery = z.strictObject({ generation });
+export const DirectoryQuery = z.strictObject({
+  cursor,
+  category,
+  limit: integer(1, 50).optional().meta({ description: 'rows per page, 1..50, default 50' }),
+  generation,
+});
+export const RankingsQuery = z.strictObject({
+  cursor,
+  category: category.meta({ description: 'only sellers with at least one listing in this category' }),
+  limit: integer(1, 500).optional().meta({ description: 'rows per page, 1..500, default 100' }),
+  generation,
+});
+export const PaymentsQuery = z.strictObject({
+  cursor,
+  limit: integer(1, 500).optional().meta({ description: 'rows per page, 1..500, default 100' }),
+  generation,
+});
+export const MarketQuery = z.strictObject({
+  from: day.optional().meta({ description: 'first day, inclusive (YYYY-MM-DD)' }),
+  to: day.optional().meta({ description: 'last day, inclusive (YYYY-MM-DD)' }),
+  generation,
+});
+export const NoQuery = z.strictObject({});
+
+export const SlugParams = z.strictObject({
+  slug: text('an address')
+    .regex(/^0x[0-9a-fA-F]{40}$/, 'must be a seller address: 0x followed by 40 hex digits')
+    .transform((s) => s.toLowerCase())
+    .meta({ description: 'the seller address, case-insensitive' }),
+});

@@ -1,0 +1,187 @@
+import { z } from 'zod';
+import { Address, Category, ChainInt, components, Count, Hex64, Iso, Micro, TxHash, Window } from './common.ts';
+
+/** The response bodies of SPEC section 4, field for field. Objects are strict: no extra field. */
+
+const Snapshot = { generation: z.int().positive(), method_version: z.string() };
+const NextCursor = Hex64.nullable().meta({ description: 'pass as `cursor` to get the next page; null on the last page' });
+
+export const ListingRow = z.strictObject({
+  listing_id: Hex64,
+  seller_address: Address.nullable(),
+  verifiability: z.enum(['base_usdc', 'other_rail']),
+  resource_url: z.string(),
+  title: z.string().nullable(),
+  network: z.string(),
+  description: z.string().nullable(),
+  category: Category,
+  category_source: z.enum(['auto', 'seller_asserted']),
+  tier: z.enum(['verified', 'listed_only']),
+  evidence_state: z.enum(['verified', 'insufficient', 'not_observed']),
+  verified_revenue_30d_micro: Micro.nullable(),
+  median_payment_30d_micro: Micro.nullable(),
+  farm_flag: z.literal([0, 1]).nullable(),
+  farm_reasons: z.string().nullable().meta({ description: 'a JSON array encoded as a text string, e.g. "[\\"listing_count>50\\"]"' }),
+  sibling_listings: Count,
+});
+components.add(ListingRow, { id: 'ListingRow' });
+
+export const DirectoryPage = z.strictObject({
+  count: Count,
+  next_cursor: NextCursor,
+  note: z.string(),
+  ...Snapshot,
+  listings: z.array(ListingRow),
+});
+components.add(DirectoryPage, { id: 'DirectoryPage' });
+
+export const RankingRow = z.strictObject({
+  rank: z.int().positive(),
+  seller_address: Address,
+  slug: Address,
+  verified_revenue_30d_micro: Micro,
+  median_payment_30d_micro: Micro.nullable(),
+  payments_30d: Count,
+  payers_30d: Count,
+  listing_count: Count,
+  categories: z.array(Category),
+  farm_flag: z.literal([0, 1]),
+  farm_reasons: z.string().nullable(),
+});
+components.add(RankingRow, { id: 'RankingRow' });
+
+export const RankingsPage = z.strictObject({
+  count: Count,
+  next_cursor: NextCursor,
+  ...Snapshot,
+  window: Window,
+  rankings: z.array(RankingRow),
+});
+components.add(RankingsPage, { id: 'RankingsPage' });
+
+export const Provenance = z.strictObject({
+  rule: z.string().meta({ description: 'stable rule id of the method, e.g. revenue.sum_verified_payments' }),
+  method_version: z.string(),
+  source: z.strictObject({ chain_id: z.int().positive(), contract: Address, event: z.literal('Transfer+AuthorizationUsed') }),
+  window: Window,
+  as_of_block: ChainInt,
+  inputs: z.strictObject({
+    payments: Count.meta({ description: 'verified payments in the window' }),
+    first_block: ChainInt.nullable(),
+    last_block: ChainInt.nullable(),
+  }),
+  evidence_sha256: Hex64.meta({ description: "sha256 of the seller's evidence lines (docs/METHOD.md)" }),
+});
+components.add(Provenance, { id: 'Provenance' });
+
+const metric = <T extends z.ZodType>(value: T) => z.strictObject({ value, provenance: Provenance });
+
+export const SellerProfile = z.strictObject({
+  seller_address: Address,
+  slug: Address,
+  ...Snapshot,
+  tier: z.enum(['verified', 'listed_only']),
+  evidence_state: z.enum(['verified', 'insufficient', 'not_observed']),
+  rank: z.int().positive().nullable(),
+  listing_count: Count,
+  farm_flag: z.literal([0, 1]),
+  farm_reasons: z.string().nullable(),
+  metrics: z.strictObject({
+    verified_revenue_30d_micro: metric(Micro),
+    median_payment_30d_micro: metric(Micro.nullable()),
+    payments_30d: metric(Count),
+    payers_30d: metric(Count),
+  }),
+  first_payment_at: Iso.nullable(),
+  last_payment_at: Iso.nullable(),
+  listings: z.array(ListingRow),
+});
+components.add(SellerProfile, { id: 'SellerProfile' });
+
+export const PaymentRow = z.strictObject({
+  tx_hash: TxHash,
+  log_index: Count,
+  block_number: ChainInt,
+  block_timestamp: Iso,
+  payer: Address,
+  value_micro: Micro,
+});
+components.add(PaymentRow, { id: 'PaymentRow' });
+
+export const PaymentsPage = z.strictObject({
+  count: Count,
+  next_cursor: NextCursor,
+  ...Snapshot,
+  seller_address: Address,
+  slug: Address,
+  window: Window,
+  payments: z.array(PaymentRow),
+});
+components.add(PaymentsPage, { id: 'PaymentsPage' });
+
+export const MarketDay = z.strictObject({
+  day: z.iso.date(),
+  payments: Count,
+  volume_micro: Micro,
+  payers: Count,
+  sellers_paid: Count,
+  median_payment_micro: Micro.nullable(),
+  tracked_sellers: Count,
+  tracked_listings: Count,
+});
+components.add(MarketDay, { id: 'MarketDay' });
+
+export const MarketDaily = z.strictObject({ ...Snapshot, days: z.array(MarketDay) });
+components.add(MarketDaily, { id: 'MarketDaily' });
+
+export const Constants = z.strictObject({
+  chain_id: z.int().positive(),
+  usdc_contract: Address,
+  window_seconds: z.int().positive(),
+  evidence_min_payments: z.int().positive(),
+  evidence_min_payers: z.int().positive(),
+  farm_listing_threshold: z.int().positive(),
+  farm_top_payer_share: z.number().gt(0).lt(1),
+  farm_top_payer_min_payments: z.int().positive(),
+});
+components.add(Constants, { id: 'MethodConstants' });
+
+// Sources are written by the publisher as /meta serves them; extra fields pass through.
+const CatalogSource = z.looseObject({
+  name: z.literal('catalog'),
+  source: z.string(),
+  fetched_at: Iso,
+  items: Count,
+  listings: Count,
+  rejected: Count,
+  sha256: Hex64,
+});
+const ChainSource = z.looseObject({
+  name: z.literal('base_usdc'),
+  chain_id: z.int().positive(),
+  contract: Address,
+  indexed_to_block: z.int().nonnegative(),
+  indexed_to_timestamp: Iso,
+  lag_seconds: z.number().nonnegative(),
+});
+export const Source = z.discriminatedUnion('name', [CatalogSource, ChainSource]);
+components.add(Source, { id: 'Source' });
+
+export const Meta = z.strictObject({
+  api_version: z.literal('1.0.0'),
+  method_version: z.string(),
+  generation: z.int().positive(),
+  generated_at: Iso,
+  as_of: z.strictObject({ block_number: ChainInt, block_hash: TxHash, timestamp: Iso }),
+  window: z.strictObject({ start: Iso, end: Iso, seconds: z.int().positive() }),
+  cadence: z.strictObject({ interval_seconds: z.int().positive(), next_run_expected_at: Iso }),
+  freshness: z.strictObject({
+    age_seconds: Count.meta({ description: 'seconds since the latest generation was generated' }),
+    stale: z.boolean().meta({ description: 'true when the latest generation is older than twice the cadence' }),
+  }),
+  constants: Constants,
+  sources: z.array(Source),
+  digests: z.strictObject({ catalog_sha256: Hex64, evidence_sha256: Hex64 }),
+  generations: z.strictObject({ latest: z.int().positive(), retained: z.array(z.int().positive()) }),
+});
+components.add(Meta, { id: 'Meta' });
