@@ -1,4 +1,7 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { projectRoot } from '../lib/paths.ts';
 import { CATEGORIES } from '../method/constants.ts';
 import { CLASSIFIER_RULES, classify, sellerAssertedCategory } from './classify.ts';
 
@@ -34,6 +37,18 @@ describe('classify', () => {
     const covered = CLASSIFIER_RULES.map((r) => r.category);
     expect(new Set(covered).size).toBe(covered.length);
     expect([...covered].sort()).toEqual(CATEGORIES.filter((c) => c !== 'other').sort());
+  });
+});
+
+describe('docs/METHOD.md', () => {
+  it('behavior: the published classifier table is the one the code runs', () => {
+    const doc = readFileSync(path.join(projectRoot, 'docs/METHOD.md'), 'utf8');
+    const section = doc.slice(doc.indexOf('<!-- catalog:begin'), doc.indexOf('<!-- catalog:end -->'));
+    const rows = [...section.matchAll(/^\| (\d+) \| `([a-z-]+)` \| (.+) \|$/gm)].map((m) => ({
+      category: m[2],
+      keywords: [...m[3]!.matchAll(/`([^`]+)`/g)].map((k) => k[1]),
+    }));
+    expect(rows).toEqual(CLASSIFIER_RULES.map((r) => ({ category: r.category, keywords: [...r.keywords] })));
   });
 });
 
