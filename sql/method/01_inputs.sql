@@ -2,6 +2,15 @@
 -- The generation number comes from the session setting x402tally.generation; its row in
 -- `generations` (as-of point, window, catalog snapshot, constants) is already written.
 
+-- JIT compilation costs more than it saves on these one-off queries.
+set local jit = off;
+-- The rows of a generation are known only at run time (they join through the generations row),
+-- so the planner underestimates them and picks per-row index lookups; every step here is a bulk
+-- pass over all of them, which hash joins do best.
+set local enable_nestloop = off;
+-- Sorts (medians, distinct counts, digest lines) of a million payments fit in memory.
+set local work_mem = '256MB';
+
 create temp table m_gen on commit drop as
 select g.generation,
        g.catalog_snapshot_id,

@@ -12,7 +12,6 @@ with in_window as (
 per_seller as (
   select seller_address,
          count(*)::int                                          as payments,
-         count(distinct payer)::int                             as payers,
          sum(value)                                             as revenue,
          -- lower median: the smallest value whose cumulative share reaches one half
          percentile_disc(0.5) within group (order by value)     as median,
@@ -25,8 +24,9 @@ per_seller as (
     from in_window
    group by seller_address
 ),
-top_payer as (
-  select seller_address, max(payer_sum) as top_sum
+-- one row per (seller, payer): gives both the distinct payer count and the top payer's sum
+per_payer as (
+  select seller_address, count(*)::int as payers, max(payer_sum) as top_sum
     from (select seller_address, payer, sum(value) as payer_sum
             from in_window
            group by seller_address, payer) by_payer
@@ -37,7 +37,7 @@ metrics as (
          c.listing_count,
          c.categories,
          coalesce(p.payments, 0)                                as payments,
-         coalesce(p.payers, 0)                                  as payers,
+         coalesce(t.payers, 0)                                  as payers,
          coalesce(p.revenue, 0)                                 as revenue,
          p.median,
          p.first_ts, p.last_ts, p.first_block, p.last_block,
@@ -45,7 +45,7 @@ metrics as (
          coalesce(t.top_sum, 0)                                 as top_sum
     from m_catalog_sellers c
     left join per_seller p using (seller_address)
-    left join top_payer t using (seller_address)
+    left join per_payer t using (seller_address)
 ),
 judged as (
   select m.*,

@@ -19,17 +19,18 @@ select g.generation,
        t.value,
        t.block_timestamp > g.window_start_ts as in_window
   from generations g
+  join (select distinct snapshot_id, seller_address
+          from catalog_listings
+         where verifiability = 'base_usdc') s
+    on s.snapshot_id = g.catalog_snapshot_id
   join usdc_transfers t
-    on t.block_number <= g.as_of_block
+    on t.to_address = s.seller_address
+   and t.block_number <= g.as_of_block
    and t.block_timestamp >= g.market_from_ts
    and t.block_timestamp <= g.as_of_ts
    and t.added_seq <= g.run_seq
    and (t.removed_seq is null or t.removed_seq > g.run_seq)
- where t.to_address in (select l.seller_address
-                          from catalog_listings l
-                         where l.snapshot_id = g.catalog_snapshot_id
-                           and l.verifiability = 'base_usdc')
-   and t.from_address <> t.to_address
+ where t.from_address <> t.to_address
    and t.value > 0
    and exists (select 1
                  from usdc_authorizations a

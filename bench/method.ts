@@ -1,0 +1,116 @@
+/**
+ * Benchmark: compute + publish of one generation with 1,000,000 verified payments, 10,000
+ * sellers and 50,000 listings, next to a bare `select to, sum(value) ... group by to` over the
+ * same rows in the same run.
+ *
+ *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/test npx tsx bench/method.ts   # real Postgres
+ *   npx tsx bench/method.ts                                                       # embedded PGlite
+ *   PAYMENTS=200000 npx tsx bench/method.ts                                       # smaller run
+ *
+ * On Postgres it works in a schema of its own (bench_method), dropped at the end.
+ */
+import { sql } from 'kysely';
+import { openDatabase } from '../src/db/index.ts';
+import { migrate } from '../src/db/migrate.ts';
+import { createLogger } from '../src/lib/log.ts';
+import { computeGeneration } from '../src/method/index.ts';
+import { publishGeneration } from '../src/publish/index.ts';
+
+const PAYMENTS = Number(process.env.PAYMENTS ?? 1_000_000);
+const SELLERS = Number(process.env.SELLERS ?? 10_000);
+const LISTINGS = Number(process.env.LISTINGS ?? 50_000);
+const AS_OF_TS = 1_767_268_800n; // 2026-01-01T12:00:00Z
+const AS_OF_BLOCK = 40_000_000n;
+const USDC = '0x833589fcd6edb6e08f4c7c32d4f71b54bda02913';
+
+let peakRss = 0;
+const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 50);
+
+async function main() {
+  const url = process.env.DATABASE_URL;
+  let connection = url;
+  if (url) {
+    const admin = await openDatabase({ databaseUrl: url, maxConnections: 1 });
+    await sql.raw('drop schema if exists bench_method cascade; create schema bench_method').execute(admin.db);
+    await admin.close();
+    const u = new URL(url);
+    u.searchParams.set('options', '-c search_path=bench_method');
+    connection = u.toString();
+  }
+  const database = await openDatabase({ databaseUrl: connection, dataDir: null });
+  const { db } = database;
+  await migrate(db);
+
+  const t0 = performance.now();
+  const snapshot = await db
+    .insertInto('catalog_snapshots')
+    .values({ source: 'bench', fetched_at: new Date(), sha256: '0'.repeat(64), items_count: LISTINGS, listings_count: LISTINGS, rejected_count: 0 })
+    .returning('snapshot_id')
+    .executeTakeFirstOrThrow();
+  const seller = (expr: string) => `'0x' || lpad(to_hex(${expr}), 40, '0')`;
+  await sql.raw(`
+    insert into catalog_listings
+    select ${snapshot.snapshot_id}, lpad(to_hex(i), 64, '0'), i, 0, 'https://s' || i || '.example.com/api', 'base', 'eip155:8453',
+           ${seller(`i % ${SELLERS} + 1`)}, '${USDC}', 'base_usdc', ${seller(`i % ${SELLERS} + 1`)}, 'Listing ' || i, null,
+           (array['inference','data-access','other','search-retrieval','media-generation'])[i % 5 + 1], 'auto'
+      from generate_series(1, ${LISTINGS}) i;
+    -- payments spread over the 30-day window; a block every 2 s ending at the as-of block
+    insert into usdc_transfers
+    select '0x' || lpad(to_hex(i), 64, '0'), 1, '0x' || lpad(to_hex(b), 64, '0'), b, ${AS_OF_TS} - (${AS_OF_BLOCK} - b) * 2,
+           '0x' || lpad(to_hex(1000000 + i % 50000), 40, '0'), ${seller(`i % ${SELLERS} + 1`)}, 1000 + i % 99991, 1, null
+      from (select i, ${AS_OF_BLOCK} - (i::bigint * 1296000 / ${PAYMENTS}) as b from generate_series(1, ${PAYMENTS}) i) s;
+    insert into usdc_authorizations
+    select tx_hash, 0, block_hash, block_number, from_address, tx_hash, 1, null from usdc_transfers;
+    insert into seller_coverage
+    select ${seller('s')}, 0, 0, ${AS_OF_BLOCK} from generate_series(1, ${SELLERS}) s;
+    analyze;
+  `).execute(db);
+  const loadMs = performance.now() - t0;
+
+  const t1 = performance.now();
+  const bare = await sql`select to_address, sum(value) from usdc_transfers group by to_address`.execute(db);
+  const bareMs = performance.now() - t1;
+
+  const t2 = performance.now();
+  const generation = await computeGeneration(db, {
+    runSeq: 1n,
+    asOf: { number: AS_OF_BLOCK, hash: `0x${'ab'.repeat(32)}`, timestamp: AS_OF_TS },
+    catalogSnapshotId: snapshot.snapshot_id,
+    sources: [],
+    log: createLogger(process.env.LOG_LEVEL ?? 'info'),
+  });
+  const computeMs = performance.now() - t2;
+  const t3 = performance.now();
+  await publishGeneration(db, generation);
+  const publishMs = performance.now() - t3;
+
+  const check = await db.selectFrom('gen_sellers').select((eb) => [eb.fn.sum<bigint>('payments_30d').as('payments'), eb.fn.countAll<bigint>().as('sellers')])
+    .where('generation', '=', generation).executeTakeFirstOrThrow();
+  clearInterval(sampler);
+  const total = computeMs + publishMs;
+  const result = {
+    backend: database.backend,
+    payments: PAYMENTS,
+    sellers: SELLERS,
+    listings: LISTINGS,
+    counted_payments: Number(check.payments),
+    counted_sellers: Number(check.sellers),
+    bare_groups: bare.rows.length,
+    load_s: +(loadMs / 1000).toFixed(2),
+    bare_aggregate_s: +(bareMs / 1000).toFixed(3),
+    compute_s: +(computeMs / 1000).toFixed(3),
+    publish_s: +(publishMs / 1000).toFixed(3),
+    compute_plus_publish_s: +(total / 1000).toFixed(3),
+    ratio_to_bare: +(total / bareMs).toFixed(1),
+    node_peak_rss_mb: Math.round(peakRss / 2 ** 20),
+  };
+  console.log(JSON.stringify(result, null, 2));
+  await database.close();
+  if (url && !process.env.KEEP) {
+    const admin = await openDatabase({ databaseUrl: url, maxConnections: 1 });
+    await sql.raw('drop schema bench_method cascade').execute(admin.db);
+    await admin.close();
+  }
+}
+
+await main();
