@@ -76,7 +76,7 @@ export async function runCommand(
     }
     const message = redactText(describeError(error), secrets());
     if (isTemporary(error)) {
-      err(`temporary failure, run again later: ${message}`);
+      err(`temporary failure (exit 75), run again later: ${message}`);
       return EXIT.temporary;
     }
     err(`failed: ${message}`);

@@ -116,7 +116,7 @@ export function acquireDataDirLock(dataDir: string): HeldLock {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
       const pid = Number(readFileSync(file, 'utf8').trim());
       if (Number.isInteger(pid) && pid > 0 && processAlive(pid)) {
-        throw new TemporaryError(`the embedded database is in use by process ${pid}; run again later`, {
+        throw new TemporaryError(`the embedded database is in use by process ${pid}`, {
           details: { lockFile: file },
         });
       }
