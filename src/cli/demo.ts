@@ -13,7 +13,7 @@ const CATALOG_FILE = 'bazaar-catalog-2025-12-31.json';
 /** The real crawl: from ../shared/data next to the project when present, else the committed copy. */
 export function demoCatalogPath(): string {
   const shared = path.resolve(projectRoot, '..', 'shared', 'data', CATALOG_FILE);
-  return existsSync(shared) ? shared : path.join(projectRoot, 'fixtures', CATALOG_FILE);
+  return existsSync(shared) ? shared : path.join(projectRoot, 'fixtures', 'catalog', CATALOG_FILE);
 }
 
 /**
