@@ -1,8 +1,8 @@
 /**
- * Benchmark: ingest the real 1,400-item Bazaar crawl into an embedded in-memory PGlite (or, when
- * DATABASE_URL is set, a scratch schema of that Postgres database, dropped at the end): read + validate + normalise the file (readCatalog), then store the
- * snapshot (storeCatalogSnapshot). Runs RUNS times (default 5) on one migrated database and prints
- * each run and the median as JSON on stdout.
+ * Benchmark: ingest the real 1,400-item Bazaar crawl, i.e. read + validate + normalise the file
+ * (readCatalog), then store the snapshot (storeCatalogSnapshot), into an in-memory PGlite or, when
+ * DATABASE_URL is set, a scratch schema of that Postgres database (dropped at the end). Runs RUNS
+ * times (default 5) on one migrated database and prints each run and the median as JSON on stdout.
  *
  *   npx tsx bench/catalog-ingest.ts [catalog.json]
  */

@@ -1,4 +1,7 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { projectRoot } from '../lib/paths.ts';
 import { canonicalJson, catalogSha256 } from './canonical.ts';
 
 describe('canonicalJson', () => {
@@ -14,6 +17,17 @@ describe('canonicalJson', () => {
   it('behavior: a "__proto__" key stays an ordinary key', () => {
     const item = JSON.parse('{"z":1,"__proto__":{"x":1}}');
     expect(canonicalJson(item)).toBe('{"__proto__":{"x":1},"z":1}');
+  });
+
+  it('behavior: canonical JSON read back gives itself (what audit relies on for a bundle)', () => {
+    const crawl = path.join(projectRoot, 'fixtures/catalog/bazaar-catalog-2025-12-31.json');
+    const items = (JSON.parse(readFileSync(crawl, 'utf8')) as { resources: unknown[] }).resources;
+    const lines = items.map((item) => canonicalJson(item));
+    expect(lines.filter((line) => canonicalJson(JSON.parse(line)) !== line)).toEqual([]);
+    // Numbers are written as JavaScript's shortest round-trip form, which reads back to itself.
+    const numbers = '{"big":1e+21,"f":0.30000000000000004,"n":0}';
+    expect(canonicalJson({ n: -0, big: 1e21, f: 0.1 + 0.2 })).toBe(numbers);
+    expect(canonicalJson(JSON.parse(numbers))).toBe(numbers);
   });
 });
 

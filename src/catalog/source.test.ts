@@ -74,6 +74,17 @@ describe('readCatalog over HTTP', () => {
     expect(catalog.source).toBe(`http://127.0.0.1:${(server.address() as AddressInfo).port}/…`);
   });
 
+  it('behavior: without a total, pages continue until one is shorter than the limit the server applied', async () => {
+    // The server caps every page at 2 items whatever was asked, and announces no total.
+    handler = (offset, _limit, _req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ items: ITEMS.slice(offset, offset + 2), pagination: { limit: 2, offset } }));
+    };
+    const catalog = await readCatalog(base, { ...OPTIONS, pageSize: 1000 });
+    expect(seen.map((s) => s.split('offset=')[1])).toEqual(['0', '2', '4', '6']);
+    expect(catalog.items).toEqual(ITEMS);
+  });
+
   it('error: a source failing mid-way stays a temporary failure after backoff, with the URL redacted', async () => {
     handler = (offset, limit, _req, res) => {
       if (offset >= 3) {

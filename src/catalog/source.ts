@@ -26,6 +26,8 @@ export interface CatalogDocument {
   total: number | null;
   /** The offset a discovery page says it starts at, when it says so. */
   offset: number | null;
+  /** The page size a discovery page says it used (a server may cap what was asked), when it says so. */
+  limit: number | null;
   /** True when the document says it is an incomplete crawl. */
   partial: boolean;
 }
@@ -35,16 +37,22 @@ export interface CatalogDocument {
  * wrapper `{resources, total, partial}`, or a bare array of items. Null when it is none of these.
  */
 export function parseCatalogDocument(json: unknown): CatalogDocument | null {
-  if (Array.isArray(json)) return { items: json, total: null, offset: null, partial: false };
+  if (Array.isArray(json)) return { items: json, total: null, offset: null, limit: null, partial: false };
   const page = PageSchema.safeParse(json);
   if (page.success) {
     const { items, pagination } = page.data;
-    return { items, total: pagination?.total ?? null, offset: pagination?.offset ?? null, partial: false };
+    return {
+      items,
+      total: pagination?.total ?? null,
+      offset: pagination?.offset ?? null,
+      limit: pagination?.limit ?? null,
+      partial: false,
+    };
   }
   const crawl = CrawlSchema.safeParse(json);
   if (crawl.success) {
     const { resources, total } = crawl.data;
-    return { items: resources, total: total ?? null, offset: null, partial: crawl.data.partial === true };
+    return { items: resources, total: total ?? null, offset: null, limit: null, partial: crawl.data.partial === true };
   }
   return null;
 }
@@ -129,7 +137,9 @@ async function readPages(source: string, options: ReadCatalogOptions): Promise<u
     items.push(...doc.items);
     total = doc.total;
     log.debug({ source: shown, offset: items.length - doc.items.length, items: doc.items.length, total }, 'catalog page');
-    const done = total !== null ? items.length >= total || doc.items.length === 0 : doc.items.length < pageSize;
+    // Without a total, a short page is the last one; "short" against the limit the server says it
+    // applied, since it may cap the one asked for.
+    const done = total !== null ? items.length >= total || doc.items.length === 0 : doc.items.length < (doc.limit ?? pageSize) || doc.items.length === 0;
     if (done) {
       if (total !== null && items.length !== total) {
         // The catalog changed between pages (items shifted in or out): what we hold is not one
