@@ -7,7 +7,7 @@ import { silentLogger, type Logger } from '../lib/log.ts';
 import { ResponseCache } from './cache.ts';
 import { DOCS_HTML } from './docs-page.ts';
 import { BASE, ENDPOINTS, routePath } from './endpoints.ts';
-import { ApiError } from './errors.ts';
+import { ApiError, errorBody } from './errors.ts';
 import { clientErrorHandler, installErrorHandlers, MAX_URL_LENGTH } from './handlers/errors.ts';
 import { metaHandler, snapshotHandler, type HandlerContext } from './handlers/snapshot.ts';
 import { openApiDocument } from './openapi.ts';
@@ -44,6 +44,14 @@ export async function buildApi(db: Kysely<Schema>, options: ApiOptions): Promise
     routerOptions: { maxParamLength: MAX_URL_LENGTH },
     return503OnClosing: true,
     clientErrorHandler,
+    // A URL that is not valid percent-encoded UTF-8 never reaches a route or the error handler.
+    frameworkErrors: (_error, _request, rawReply) => {
+      (rawReply as FastifyReply)
+        .code(400)
+        .header('cache-control', 'no-store')
+        .type('application/json; charset=utf-8')
+        .send(errorBody('bad_request', 'the URL is not valid percent-encoded UTF-8'));
+    },
   });
 
   await app.register(cors, {

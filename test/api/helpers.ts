@@ -3,7 +3,7 @@ import addFormatsModule from 'ajv-formats';
 import type { FastifyInstance } from 'fastify';
 
 // ajv-formats is CommonJS: its default export arrives wrapped under ESM.
-const addFormats = (addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule;
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv2020) => void;
 
 export interface ServedResponse {
   status: number;
