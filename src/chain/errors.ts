@@ -29,7 +29,10 @@ export class RangeTooLargeError extends Error {
 /** The HTTP status of an error from the viem transport, when the node answered at all. */
 export function httpStatus(error: unknown): number | undefined {
   if (!(error instanceof BaseError)) return undefined;
-  const found = error.walk((e) => e instanceof HttpRequestError) as HttpRequestError | null;
+  const found = error.walk((e) => (e instanceof HttpRequestError || e instanceof RpcRequestError) && e.status !== undefined) as
+    | HttpRequestError
+    | RpcRequestError
+    | null;
   return found?.status;
 }
 
@@ -46,7 +49,11 @@ export function rpcCode(error: unknown): number | undefined {
  */
 export function retryAfterMs(error: unknown, now = Date.now(), capMs = 60_000): number | undefined {
   if (!(error instanceof BaseError)) return undefined;
-  const found = error.walk((e) => e instanceof HttpRequestError && e.headers !== undefined) as HttpRequestError | null;
+  // A JSON-RPC error body sent with a non-2xx status arrives as RpcRequestError, with headers.
+  const found = error.walk((e) => (e instanceof HttpRequestError || e instanceof RpcRequestError) && e.headers !== undefined) as
+    | HttpRequestError
+    | RpcRequestError
+    | null;
   const header = found?.headers?.get('retry-after');
   if (!header) return undefined;
   const trimmed = header.trim();

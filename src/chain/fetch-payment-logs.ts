@@ -30,7 +30,20 @@ export interface PaymentLogsRequest {
   toBlock: bigint;
   /** Payers per AuthorizationUsed topic filter. Default 500. */
   payerBatchSize?: number;
+  /** The as-of block: a log in it must carry its hash. */
+  anchor?: { number: bigint; hash: Hex } | undefined;
 }
+
+/** Two responses (logs, headers) that disagree about a block: one of them is wrong. */
+class CrossCheckError extends Error {
+  constructor(readonly block: bigint, why: string) {
+    super(`responses disagree about block ${block}: ${why}`);
+  }
+}
+
+// Contradictions between two responses cannot be pinned on one request, so the whole chunk is
+// read again (a bounded re-read, not a transport retry: those live in ChainClient.request only).
+const READS = 3;
 
 /**
  * The x402 settlement evidence for a batch of sellers over [fromBlock, toBlock]:
@@ -39,29 +52,45 @@ export interface PaymentLogsRequest {
  *    payers, kept when they share a transaction with one of the transfers;
  * 3. the headers of the blocks involved (for timestamps the provider did not send with the logs,
  *    and for the end block, which lets a later run detect a reorg even where there are no logs).
- * Whether a transfer is a verified payment is decided later, in SQL (the join by transaction);
- * nothing is filtered on value or payer here. Read-only; safe to repeat.
+ * Every response is validated; logs, other logs and headers must agree on each block's hash and
+ * timestamp. Whether a transfer is a verified payment is decided later, in SQL (the join by
+ * transaction); nothing is filtered on value or payer here. Read-only; safe to repeat.
  */
 export async function fetchPaymentLogs(
   client: ChainClient,
   request: PaymentLogsRequest,
   context: LogsContext & { blocks: BlockCache },
 ): Promise<PaymentLogs> {
+  for (let read = 1; ; read++) {
+    try {
+      return await readOnce(client, request, context);
+    } catch (error) {
+      if (!(error instanceof CrossCheckError)) throw error;
+      context.blocks.forget(error.block);
+      if (read >= READS) {
+        throw new TemporaryError('the RPC keeps answering inconsistently about a block', {
+          details: { block: error.block.toString(), reason: error.message },
+        });
+      }
+    }
+  }
+}
+
+async function readOnce(
+  client: ChainClient,
+  request: PaymentLogsRequest,
+  context: LogsContext & { blocks: BlockCache },
+): Promise<PaymentLogs> {
   const usdc = request.usdcAddress.toLowerCase() as Hex;
+  const anchor = request.anchor;
+  const knownHashes = { get: (n: bigint) => (anchor && n === anchor.number ? anchor.hash : undefined) };
   const sellerTopics = [...new Set(request.sellers.map(addressTopic))];
   const transfers = await getLogsAdaptive(
     client,
     {
       address: usdc,
       topics: [TRANSFER_TOPIC, null, sellerTopics],
-      expect: {
-        address: usdc,
-        topic0: TRANSFER_TOPIC,
-        topicCount: 3,
-        dataBytes: 32,
-        filter: { index: 2, topics: new Set(sellerTopics) },
-        knownHashes: context.blocks.hashes,
-      },
+      expect: { address: usdc, topic0: TRANSFER_TOPIC, topicCount: 3, dataBytes: 32, filter: { index: 2, topics: new Set(sellerTopics) }, knownHashes },
       decode: decodeTransfer,
     },
     request.fromBlock,
@@ -69,10 +98,6 @@ export async function fetchPaymentLogs(
     context,
   );
 
-  const transferHashes = new Map<bigint, Hex>();
-  for (const t of transfers) transferHashes.set(t.blockNumber, t.blockHash);
-  // An authorization in a block must carry the hash the transfers (or a fetched header) gave it.
-  const knownHashes = { get: (n: bigint) => transferHashes.get(n) ?? context.blocks.hashes.get(n) };
   const txs = new Set(transfers.map((t) => t.txHash));
   const payers = [...new Set(transfers.map((t) => addressTopic(t.from)))];
   const batchSize = request.payerBatchSize ?? 500;
@@ -85,14 +110,7 @@ export async function fetchPaymentLogs(
         {
           address: usdc,
           topics: [AUTHORIZATION_USED_TOPIC, batch],
-          expect: {
-            address: usdc,
-            topic0: AUTHORIZATION_USED_TOPIC,
-            topicCount: 3,
-            dataBytes: 0,
-            filter: { index: 1, topics: new Set(batch) },
-            knownHashes,
-          },
+          expect: { address: usdc, topic0: AUTHORIZATION_USED_TOPIC, topicCount: 3, dataBytes: 0, filter: { index: 1, topics: new Set(batch) }, knownHashes },
           decode: decodeAuthorization,
         },
         request.fromBlock,
@@ -104,28 +122,34 @@ export async function fetchPaymentLogs(
   // Only authorizations of these transactions can make one of these transfers a payment.
   const authorizations = (await Promise.all(authBatches)).flat().filter((a) => txs.has(a.txHash));
 
-  // Timestamps: from the logs when the provider sent them, else from the block header.
-  const logBlocks = new Map<bigint, Hex>();
+  // One hash and one timestamp per block across both responses.
+  const hashes = new Map<bigint, Hex>();
   const times = new Map<bigint, bigint>();
   for (const log of [...transfers, ...authorizations]) {
-    logBlocks.set(log.blockNumber, log.blockHash);
-    if (log.blockTimestamp !== undefined) times.set(log.blockNumber, log.blockTimestamp);
+    const hash = hashes.get(log.blockNumber);
+    if (hash !== undefined && hash !== log.blockHash) throw new CrossCheckError(log.blockNumber, 'two block hashes in the logs');
+    hashes.set(log.blockNumber, log.blockHash);
+    if (log.blockTimestamp !== undefined) {
+      const ts = times.get(log.blockNumber);
+      if (ts !== undefined && ts !== log.blockTimestamp) throw new CrossCheckError(log.blockNumber, 'two timestamps in the logs');
+      times.set(log.blockNumber, log.blockTimestamp);
+    }
   }
+
+  // Headers: the end block always; a block with logs when the provider sent no timestamp.
   const needed = new Set<bigint>([request.toBlock]);
-  for (const n of logBlocks.keys()) if (!times.has(n)) needed.add(n);
-  const headers = await Promise.all([...needed].map((n) => context.blocks.get(n, logBlocks.get(n), context.signal)));
+  for (const n of hashes.keys()) if (!times.has(n)) needed.add(n);
+  const headers = await Promise.all([...needed].map((n) => context.blocks.get(n, context.signal)));
   const blocks = new Map<bigint, BlockRecord>();
   for (const h of headers) {
-    const fromLogs = times.get(h.number);
-    if (fromLogs !== undefined && fromLogs !== h.timestamp) {
-      throw new TemporaryError('the provider sent a log timestamp that disagrees with its block', {
-        details: { block: h.number.toString() },
-      });
-    }
+    const logHash = hashes.get(h.number);
+    if (logHash !== undefined && logHash !== h.hash) throw new CrossCheckError(h.number, 'the logs disagree with the block hash');
+    const logTime = times.get(h.number);
+    if (logTime !== undefined && logTime !== h.timestamp) throw new CrossCheckError(h.number, 'the logs disagree with the block timestamp');
     times.set(h.number, h.timestamp);
     blocks.set(h.number, { number: h.number, hash: h.hash, timestamp: h.timestamp });
   }
-  for (const [number, hash] of logBlocks) {
+  for (const [number, hash] of hashes) {
     if (!blocks.has(number)) blocks.set(number, { number, hash, timestamp: times.get(number)! });
   }
   const stamp = <L extends { blockNumber: bigint }>(log: L) => ({ ...log, blockTimestamp: times.get(log.blockNumber)! });

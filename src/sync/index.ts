@@ -138,7 +138,11 @@ export async function syncChain(db: Kysely<Schema>, client: ChainClient, options
     const launch = () => {
       const chunk = chunks[next++];
       if (!chunk) return;
-      const p = fetchPaymentLogs(client, { usdcAddress: options.usdcAddress, sellers: batch.sellers, fromBlock: chunk[0], toBlock: chunk[1] }, context);
+      const p = fetchPaymentLogs(
+        client,
+        { usdcAddress: options.usdcAddress, sellers: batch.sellers, fromBlock: chunk[0], toBlock: chunk[1], anchor: asOf },
+        context,
+      );
       p.catch(() => {}); // awaited below, in order
       inflight.push(p);
     };
