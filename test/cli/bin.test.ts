@@ -1,0 +1,68 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { projectRoot } from '../../src/lib/paths.ts';
+import { FakeChain, serveJsonRpc, type RpcServer } from '../chain/fake-rpc.ts';
+
+const USDC = '0x833589fcd6edb6e08f4c7c32d4f71b54bda02913';
+const SELLER = '0x' + '12'.repeat(20);
+
+function runBin(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    // A clean environment: only what the command needs, so nothing of the caller leaks in.
+    const child = spawn(process.execPath, [path.join(projectRoot, 'bin/x402-tally.js'), ...args], {
+      cwd: projectRoot,
+      env: { PATH: process.env.PATH ?? '', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+describe('bin/x402-tally.js (spawned)', () => {
+  let rpc: RpcServer;
+  let dir: string;
+  beforeAll(async () => {
+    const chain = new FakeChain({ usdc: USDC, head: 100, genesisTimestamp: 1_767_000_000, blockTime: 2 });
+    chain.settle(50, `0x${'01'.repeat(32)}`, '0x' + 'aa'.repeat(20), SELLER, 250_000n, 1n);
+    rpc = await serveJsonRpc((method, params) => chain.call(method, params));
+    dir = mkdtempSync(path.join(os.tmpdir(), 'tally-bin-'));
+    writeFileSync(
+      path.join(dir, 'catalog.json'),
+      JSON.stringify({ resources: [{ resource: 'https://a.example/x', type: 'http', x402Version: 1, lastUpdated: 1, accepts: [{ scheme: 'exact', network: 'base', maxAmountRequired: '1', resource: 'https://a.example/x', payTo: SELLER, asset: USDC, maxTimeoutSeconds: 5 }] }] }),
+    );
+  });
+  afterAll(async () => {
+    await rpc?.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('default: `run` on a fresh DATA_DIR publishes generation 1 and exits 0; logs are JSON on stderr', async () => {
+    const { code, stdout, stderr } = await runBin(['run', '--catalog', path.join(dir, 'catalog.json'), '--as-of-block', '100'], {
+      DATA_DIR: path.join(dir, 'data'),
+      RPC_URL: rpc.url,
+    });
+    expect(code, stderr).toBe(0);
+    // One base_usdc listing, one seller, nothing rejected; as of block 100.
+    expect(stdout).toContain('published generation 1 as of block 100');
+    expect(stdout).toContain('1 listings, 1 sellers, 0 rejected items');
+    const lines = stderr.trim().split('\n');
+    expect(lines.length).toBeGreaterThan(0);
+    for (const line of lines) expect(() => JSON.parse(line)).not.toThrow();
+    expect(stderr).not.toContain(rpc.url);
+  });
+
+  it('error: a config error exits 1 with every problem named', async () => {
+    const { code, stderr } = await runBin(['serve', '--port', '99999', '--log-level', 'chatty'], {});
+    expect(code).toBe(1);
+    expect(stderr).toContain('PORT:');
+    expect(stderr).toContain('LOG_LEVEL:');
+  });
+});
