@@ -1,0 +1,15 @@
+// Writes sql/schema.txt from a freshly migrated in-memory database: `npm run schema:describe`.
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { openDatabase } from './index.ts';
+import { migrate } from './migrate.ts';
+import { describeSchema } from './describe.ts';
+import { sqlDir } from '../lib/paths.ts';
+
+const database = await openDatabase({ dataDir: null });
+try {
+  await migrate(database.db);
+  writeFileSync(path.join(sqlDir, 'schema.txt'), await describeSchema(database.db));
+} finally {
+  await database.close();
+}
