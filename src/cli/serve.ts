@@ -36,7 +36,7 @@ export async function assertSchemaCurrent(database: Database): Promise<void> {
   if (status.pending.length > 0) {
     throw new TallyError(
       `the database schema is at version ${status.current} but this code needs ${status.latest} ` +
-        `(pending: ${status.pending.map((m) => `${m.version}_${m.name}`).join(', ')}); ` +
+        `(pending: ${status.pending.map((m) => `${String(m.version).padStart(4, '0')}_${m.name}`).join(', ')}); ` +
         'run `x402-tally migrate` (or `run`) with a role that may write, then start serve again',
     );
   }
