@@ -1,0 +1,146 @@
+import type { FastifyInstance } from 'fastify';
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApi } from '../../src/api/index.ts';
+import { backends, freshDatabase, type TestDatabase } from '../helpers/db.ts';
+import { A, publishGeneration, seedFixture } from './fixture.ts';
+import { get } from './helpers.ts';
+
+const TTL_MS = 200;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe.each(backends())('API caching and publishing on $backend', ({ backend }) => {
+  let db: TestDatabase;
+  let app: FastifyInstance;
+  let snapshotId: bigint;
+
+  beforeAll(async () => {
+    db = await freshDatabase(backend);
+    ({ snapshotId } = await seedFixture(db.db));
+    app = await buildApi(db.db, { rateLimitPerMinute: 1_000_000, cadenceSeconds: 900, cacheTtlMs: TTL_MS });
+  });
+  afterAll(async () => {
+    await app?.close();
+    await db?.close();
+  });
+
+  it('default: ETag per (generation, URL) and If-None-Match gives a 304 without a body', async () => {
+    const first = await get(app, '/api/v1/sellers?limit=2');
+    const again = await get(app, '/api/v1/sellers?limit=2');
+    const other = await get(app, '/api/v1/sellers?limit=3');
+    expect(first.headers.etag).toMatch(/^"1-[A-Za-z0-9_-]{22}"$/);
+    expect(again.headers.etag).toBe(first.headers.etag);
+    expect(other.headers.etag).not.toBe(first.headers.etag);
+    for (const tag of [first.headers.etag as string, `W/${first.headers.etag}`, `"x", ${first.headers.etag}`, '*']) {
+      const res = await get(app, '/api/v1/sellers?limit=2', { 'if-none-match': tag });
+      expect(res.status, tag).toBe(304);
+      expect(res.text).toBe('');
+      expect(res.headers.etag).toBe(first.headers.etag);
+    }
+    expect((await get(app, '/api/v1/sellers?limit=2', { 'if-none-match': '"1-other"' })).status).toBe(200);
+  });
+
+  it('default: Cache-Control is public with max-age 0 when the next run is overdue', async () => {
+    // Generation 1 was published 2026-01-01T03:12Z; with a 900 s cadence the next run was due at 03:27Z.
+    const res = await get(app, '/api/v1/rankings');
+    const overdue = Date.now() > Date.parse('2026-01-01T03:27:00Z');
+    expect(res.headers['cache-control']).toBe(overdue ? 'public, max-age=0' : expect.stringMatching(/^public, max-age=\d+$/));
+  });
+
+  it('default: CORS is open for GET, and a preflight is answered', async () => {
+    const res = await get(app, '/api/v1/meta', { origin: 'https://example.org' });
+    expect(res.headers['access-control-allow-origin']).toBe('*');
+    const preflight = await app.inject({
+      method: 'OPTIONS',
+      url: '/api/v1/sellers',
+      headers: { origin: 'https://example.org', 'access-control-request-method': 'GET' },
+    });
+    expect(preflight.statusCode).toBe(204);
+    expect(String(preflight.headers['access-control-allow-methods'])).toContain('GET');
+  });
+
+  it('behavior: a publish during traffic switches generation with no failed request', async () => {
+    const urls = ['/api/v1/sellers?limit=3', `/api/v1/sellers/${A}`, '/api/v1/rankings', '/api/v1/meta', '/api/v1/market/daily'];
+    const results: { status: number; generation: number; titles: string[] }[] = [];
+    let stop = false;
+    const worker = async (i: number) => {
+      for (let k = 0; !stop; k++) {
+        // Cached answers never touch I/O: yield so that timers (and the publish) get to run.
+        await new Promise((r) => setImmediate(r));
+        const res = await get(app, urls[(i + k) % urls.length]!);
+        const listings: { title: string | null }[] = res.json?.listings ?? [];
+        results.push({ status: res.status, generation: res.json?.generation, titles: listings.map((l) => l.title ?? '') });
+      }
+    };
+    const workers = [0, 1, 2, 3].map(worker);
+    await sleep(50);
+    const publishedAt = new Date(Date.now() - 100_000).toISOString();
+    await publishGeneration(db.db, snapshotId, 2, ' v2', publishedAt);
+    const publishedMs = Date.now();
+    // The pointer is cached for at most TTL_MS: after that, every response is generation 2.
+    await sleep(TTL_MS + 50);
+    const switchedAt = results.length;
+    await sleep(50);
+    stop = true;
+    await Promise.all(workers);
+
+    expect(results.every((r) => r.status === 200)).toBe(true);
+    expect(new Set(results.map((r) => r.generation))).toEqual(new Set([1, 2]));
+    expect(results.slice(switchedAt).every((r) => r.generation === 2)).toBe(true);
+    // No torn response: titles carry the generation's suffix exactly when the body says generation 2.
+    for (const r of results) for (const t of r.titles) if (t) expect(t.endsWith(' v2')).toBe(r.generation === 2);
+
+    const meta = await get(app, '/api/v1/meta');
+    expect(meta.json.generations).toEqual({ latest: 2, retained: [1, 2] });
+    // Published 100 s ago with a 900 s cadence: about 800 s until the next expected run.
+    const maxAge = Number(/max-age=(\d+)/.exec(String((await get(app, '/api/v1/rankings')).headers['cache-control']))![1]);
+    expect(maxAge).toBeLessThanOrEqual(800);
+    expect(maxAge).toBeGreaterThanOrEqual(800 - Math.ceil((Date.now() - publishedMs) / 1000) - 1);
+
+    const pinned = await get(app, '/api/v1/sellers?limit=3&generation=1');
+    const latest = await get(app, '/api/v1/sellers?limit=3');
+    expect([pinned.json.generation, latest.json.generation]).toEqual([1, 2]);
+    expect(pinned.headers.etag).not.toBe(latest.headers.etag);
+  });
+
+  it('behavior: a pruned generation is a 404 once the pointer cache expires', async () => {
+    expect((await get(app, '/api/v1/rankings?generation=1')).status).toBe(200);
+    await db.db.deleteFrom('generations').where('generation', '=', 1).execute();
+    await sleep(TTL_MS + 50);
+    const res = await get(app, '/api/v1/rankings?generation=1');
+    expect([res.status, res.json.error.code]).toEqual([404, 'generation_not_found']);
+    expect((await get(app, '/api/v1/rankings')).json.generation).toBe(2);
+  });
+
+  it('error: a failing query is a 500 that says nothing about its cause', async () => {
+    await sql`drop table gen_market_daily`.execute(db.db);
+    const res = await get(app, '/api/v1/market/daily?from=2025-01-01');
+    expect(res.status).toBe(500);
+    expect(res.json).toEqual({ error: { code: 'internal_error', message: 'internal error; it has been logged' } });
+    expect(res.text).not.toMatch(/gen_market_daily|select|relation|\.ts|\/work|at /i);
+  });
+});
+
+describe.each(backends())('API rate limit on $backend', ({ backend }) => {
+  it('error: the request over the per-client limit is a 429 with Retry-After', async () => {
+    const db = await freshDatabase(backend);
+    await seedFixture(db.db);
+    const app = await buildApi(db.db, { rateLimitPerMinute: 3, cadenceSeconds: 900 });
+    try {
+      const statuses = [];
+      for (let i = 0; i < 3; i++) statuses.push((await get(app, '/api/v1/meta')).status);
+      expect(statuses).toEqual([200, 200, 200]);
+      const limited = await get(app, '/api/v1/sellers');
+      expect(limited.status).toBe(429);
+      expect(limited.json.error.code).toBe('rate_limited');
+      expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
+      expect(Number(limited.headers['retry-after'])).toBeLessThanOrEqual(60);
+      // Another client is not limited.
+      const other = await app.inject({ method: 'GET', url: '/api/v1/meta', remoteAddress: '10.0.0.2' });
+      expect(other.statusCode).toBe(200);
+    } finally {
+      await app.close();
+      await db.close();
+    }
+  });
+});
