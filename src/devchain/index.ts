@@ -1,0 +1,35 @@
+/**
+ * The local development chain: an anvil node running Circle's USDC (FiatTokenV2_2 behind its
+ * proxy) at the Base USDC address, settling payments exactly as an x402 facilitator does.
+ * Used by tests, benchmarks and the `demo` command (offline).
+ */
+export { startAnvil, anvilBinaryPath, type AnvilInstance, type StartAnvilOptions } from './anvil.ts';
+export { anvilAccount, buyerAccount, buyerPrivateKey, ANVIL_MNEMONIC, DEV_ROLES, FACILITATOR_INDEXES } from './accounts.ts';
+export {
+  deployUsdc,
+  linkBytecode,
+  PROXY_ADMIN_SLOT,
+  PROXY_IMPLEMENTATION_SLOT,
+  USDC_NAME,
+  USDC_VERSION,
+  type DeployUsdcOptions,
+  type UsdcDeployment,
+} from './usdc.ts';
+export { fiatTokenAbi, transferWithAuthorizationTypes } from './usdc-abi.ts';
+export {
+  fund,
+  minedTransfers,
+  plainTransfer,
+  randomNonce,
+  sendMint,
+  sendPlainTransfer,
+  sendSettlement,
+  settle,
+  settlementCalldata,
+  type MinedTransfer,
+  type SentTransfer,
+  type SettleParams,
+} from './settle.ts';
+export { ensureMulticall3, sendSettlementsInOneTransaction, MULTICALL3_ADDRESS } from './multicall.ts';
+export { inOneBlock, latestBlock, mine, setAutomine, setNextBlockTimestamp, type MinedBlock } from './blocks.ts';
+export { devClients, TxSender, TransactionRevertedError, waitForReceipt, type DevClients } from './tx.ts';
