@@ -12,22 +12,29 @@ function indexedAddress(log: RpcLog, i: number): Hex {
   return a;
 }
 
-function position(log: RpcLog) {
+/** `Transfer(address indexed from, address indexed to, uint256 value)`: topic1, topic2, data. */
+export function decodeTransfer(log: RpcLog): TransferLog {
   return {
     txHash: log.transactionHash.toLowerCase() as Hex,
-    logIndex: Number(BigInt(log.logIndex)),
+    logIndex: Number(log.logIndex),
     blockHash: log.blockHash.toLowerCase() as Hex,
     blockNumber: BigInt(log.blockNumber),
     blockTimestamp: log.blockTimestamp === undefined ? undefined : BigInt(log.blockTimestamp),
+    from: indexedAddress(log, 1),
+    to: indexedAddress(log, 2),
+    value: BigInt(log.data),
   };
-}
-
-/** `Transfer(address indexed from, address indexed to, uint256 value)`: topic1, topic2, data. */
-export function decodeTransfer(log: RpcLog): TransferLog {
-  return { ...position(log), from: indexedAddress(log, 1), to: indexedAddress(log, 2), value: BigInt(log.data) };
 }
 
 /** `AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce)`: topic1, topic2. */
 export function decodeAuthorization(log: RpcLog): AuthorizationLog {
-  return { ...position(log), authorizer: indexedAddress(log, 1), nonce: log.topics[2]!.toLowerCase() as Hex };
+  return {
+    txHash: log.transactionHash.toLowerCase() as Hex,
+    logIndex: Number(log.logIndex),
+    blockHash: log.blockHash.toLowerCase() as Hex,
+    blockNumber: BigInt(log.blockNumber),
+    blockTimestamp: log.blockTimestamp === undefined ? undefined : BigInt(log.blockTimestamp),
+    authorizer: indexedAddress(log, 1),
+    nonce: log.topics[2]!.toLowerCase() as Hex,
+  };
 }

@@ -13,6 +13,6 @@ export function addressTopic(address: string): Hex {
 
 /** The address in a 32-byte topic, or undefined when the upper 12 bytes are not zero. */
 export function topicAddress(topic: string): Hex | undefined {
-  if (!/^0x0{24}/.test(topic)) return undefined;
+  if (!topic.startsWith('0x000000000000000000000000')) return undefined;
   return `0x${topic.slice(26).toLowerCase()}`;
 }

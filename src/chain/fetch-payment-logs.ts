@@ -84,13 +84,13 @@ async function readOnce(
   const usdc = request.usdcAddress.toLowerCase() as Hex;
   const anchor = request.anchor;
   const knownHashes = { get: (n: bigint) => (anchor && n === anchor.number ? anchor.hash : undefined) };
-  const sellerTopics = [...new Set(request.sellers.map(addressTopic))];
+  const sellerTopics = topicsOf(request.sellers);
   const transfers = await getLogsAdaptive(
     client,
     {
       address: usdc,
       topics: [TRANSFER_TOPIC, null, sellerTopics],
-      expect: { address: usdc, topic0: TRANSFER_TOPIC, topicCount: 3, dataBytes: 32, filter: { index: 2, topics: new Set(sellerTopics) }, knownHashes },
+      expect: { address: usdc, topic0: TRANSFER_TOPIC, topicCount: 3, dataBytes: 32, filter: { index: 2, topics: topicSetOf(sellerTopics) }, knownHashes },
       decode: decodeTransfer,
     },
     request.fromBlock,
@@ -154,4 +154,25 @@ async function readOnce(
   }
   const stamp = <L extends { blockNumber: bigint }>(log: L) => ({ ...log, blockTimestamp: times.get(log.blockNumber)! });
   return { transfers: transfers.map(stamp), authorizations: authorizations.map(stamp), blocks: [...blocks.values()] };
+}
+
+// A batch's sellers are the same array for every chunk: its topic filter is built once.
+const topicCache = new WeakMap<readonly string[], Hex[]>();
+function topicsOf(sellers: readonly string[]): Hex[] {
+  let topics = topicCache.get(sellers);
+  if (!topics) {
+    topics = [...new Set(sellers.map(addressTopic))];
+    topicCache.set(sellers, topics);
+  }
+  return topics;
+}
+
+const topicSets = new WeakMap<Hex[], Set<string>>();
+function topicSetOf(topics: Hex[]): Set<string> {
+  let set = topicSets.get(topics);
+  if (!set) {
+    set = new Set(topics);
+    topicSets.set(topics, set);
+  }
+  return set;
 }

@@ -1,0 +1,167 @@
+/**
+ * Indexer benchmark: a local JSON-RPC server (node:http, in a child process so it has its own
+ * core) serves generated USDC logs — by default 200,000 x402 settlements to 10,000 sellers over
+ * 30 days of 2-second blocks, plus plain transfers — and syncChain stores them into real Postgres.
+ * Then the same eth_getLogs calls the indexer made are sent again alone (no validation, decoding
+ * or storage), at the same concurrency, for the bare RPC time.
+ *
+ *   TEST_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test npx tsx bench/indexer.ts
+ *   (options: --payments N --sellers N --days N --concurrency N)
+ */
+import { fork } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { sql } from 'kysely';
+import pLimit from 'p-limit';
+import { createChainClient, resolveAsOf, type ChainClient } from '../src/chain/index.ts';
+import { syncChain } from '../src/sync/index.ts';
+import { freshDatabase } from '../test/helpers/db.ts';
+import { FakeChain, serveJsonRpc, type Hex } from '../test/chain/fake-rpc.ts';
+
+const { values: args, positionals } = parseArgs({
+  allowPositionals: true,
+  options: {
+    payments: { type: 'string', default: '200000' },
+    sellers: { type: 'string', default: '10000' },
+    days: { type: 'string', default: '30' },
+    concurrency: { type: 'string', default: '4' },
+  },
+});
+const PAYMENTS = Number(args.payments);
+const SELLERS = Number(args.sellers);
+const DAYS = Number(args.days);
+const BLOCK_TIME = 2;
+const USDC = '0x833589fcd6edb6e08f4c7c32d4f71b54bda02913';
+const GENESIS = 1_760_000_400; // 00:20 UTC
+const WINDOW = 30 * 86_400;
+const HEAD = ((DAYS + 1) * 86_400) / BLOCK_TIME;
+
+const seller = (i: number) => `0x5e11${i.toString(16).padStart(36, '0')}`;
+const payer = (i: number) => `0x9a7e${i.toString(16).padStart(36, '0')}`;
+const other = (i: number) => `0x07e5${i.toString(16).padStart(36, '0')}`;
+
+/** Deterministic generator (mulberry32), so the server and the checks agree without sharing state. */
+function rng(seed: number) {
+  return () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function buildChain(): FakeChain {
+  const chain = new FakeChain({ usdc: USDC, head: HEAD, genesisTimestamp: GENESIS, blockTime: BLOCK_TIME, blockTimestampInLogs: true });
+  const random = rng(402);
+  const firstBlock = Math.ceil((86_400 - (GENESIS % 86_400)) / BLOCK_TIME); // the first full day
+  const span = HEAD - firstBlock;
+  // Settlements in block order (the fake node sorts per index anyway).
+  const blocks = Array.from({ length: PAYMENTS }, () => firstBlock + Math.floor(random() * span)).sort((a, b) => a - b);
+  let tx = 1;
+  blocks.forEach((block, i) => {
+    const txHash = `0x${(tx++).toString(16).padStart(64, '0')}` as Hex;
+    chain.settle(block, txHash, payer(Math.floor(random() * 20_000)), seller(i % SELLERS), BigInt(1_000 + Math.floor(random() * 1e6)), BigInt(i + 1));
+  });
+  // Noise the indexer must not count: plain transfers to sellers and settlements to others.
+  for (let i = 0; i < PAYMENTS / 10; i++) {
+    const block = firstBlock + Math.floor(random() * span);
+    const txHash = `0x${(tx++).toString(16).padStart(64, '0')}` as Hex;
+    if (i % 2 === 0) chain.transfer(block, txHash, other(i), seller(i % SELLERS), 5_000n);
+    else chain.settle(block, txHash, payer(i % 20_000), other(i), 5_000n, BigInt(PAYMENTS + i + 1));
+  }
+  return chain;
+}
+
+if (positionals[0] === 'serve') {
+  const chain = buildChain();
+  const server = await serveJsonRpc((m, p) => chain.call(m, p));
+  process.send!({ url: server.url, logs: chain.logs.length });
+} else {
+  await main();
+}
+
+/** A client that remembers the params of every eth_getLogs it sent. */
+function recording(client: ChainClient, calls: unknown[][]): ChainClient {
+  return {
+    ...client,
+    request: (method, params, options) => {
+      if (method === 'eth_getLogs') calls.push([...params]);
+      return client.request(method, params, options);
+    },
+  };
+}
+
+async function main() {
+  if (!process.env.TEST_DATABASE_URL) throw new Error('set TEST_DATABASE_URL to a Postgres database');
+  const t0 = performance.now();
+  const child = fork(fileURLToPath(import.meta.url), ['serve', ...process.argv.slice(2)], { stdio: 'inherit' });
+  const { url, logs } = await new Promise<{ url: string; logs: number }>((resolve) => child.once('message', resolve as never));
+  console.log(`server ready in ${((performance.now() - t0) / 1000).toFixed(1)} s: ${logs} logs, ${HEAD + 1} blocks`);
+
+  const db = await freshDatabase('pg');
+  const calls: unknown[][] = [];
+  const client = createChainClient({ rpcUrls: [url], chainId: 8453 });
+  const asOf = await resolveAsOf(client, {});
+  const { rows } = await sql<{ seq: bigint }>`select nextval('ingest_seq') as seq`.execute(db.db);
+  const sellers = Array.from({ length: SELLERS }, (_, i) => seller(i));
+  const concurrency = Number(args.concurrency);
+
+  let peakRss = 0;
+  const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 20);
+  const cpuStart = process.cpuUsage();
+  const start = performance.now();
+  const stats = await syncChain(db.db, recording(client, calls), {
+    usdcAddress: USDC,
+    sellers,
+    asOf,
+    windowSeconds: WINDOW,
+    runSeq: BigInt(rows[0]!.seq),
+    concurrency,
+  });
+  const indexMs = performance.now() - start;
+  const cpu = process.cpuUsage(cpuStart);
+  clearInterval(sampler);
+  peakRss = Math.max(peakRss, process.memoryUsage().rss);
+
+  // The same eth_getLogs calls alone: no validation, no decoding, no storage.
+  const limit = pLimit(concurrency);
+  const bareStart = performance.now();
+  let bareLogs = 0;
+  await Promise.all(
+    calls.map((params) =>
+      limit(async () => {
+        const logs = (await client.request('eth_getLogs', params)) as unknown[];
+        bareLogs += logs.length;
+      }),
+    ),
+  );
+  const bareMs = performance.now() - bareStart;
+
+  const check = await sql<{ payments: bigint; distinct_payments: bigint }>`
+    select count(*) as payments, count(distinct (t.tx_hash, t.log_index)) as distinct_payments
+      from usdc_transfers t
+     where t.from_address <> t.to_address and t.value > 0
+       and exists (select 1 from usdc_authorizations a
+                    where a.tx_hash = t.tx_hash and a.block_hash = t.block_hash and a.authorizer = t.from_address)`.execute(db.db);
+  const payments = Number(check.rows[0]!.payments);
+  const result = {
+    payments,
+    storedOnce: payments === Number(check.rows[0]!.distinct_payments),
+    expectedPayments: PAYMENTS,
+    sellers: SELLERS,
+    blocks: HEAD + 1,
+    ranges: stats.ranges,
+    getLogsCalls: calls.length,
+    logsReturnedBare: bareLogs,
+    indexerSeconds: +(indexMs / 1000).toFixed(2),
+    bareRpcSeconds: +(bareMs / 1000).toFixed(2),
+    ratio: +(indexMs / bareMs).toFixed(2),
+    paymentsPerSecond: Math.round(payments / (indexMs / 1000)),
+    peakRssMB: Math.round(peakRss / 2 ** 20),
+    indexerCpuSeconds: +((cpu.user + cpu.system) / 1e6).toFixed(2),
+  };
+  console.log(JSON.stringify(result, null, 2));
+  await db.close();
+  child.kill();
+  if (payments !== PAYMENTS || !result.storedOnce) process.exitCode = 1;
+}
