@@ -6,10 +6,9 @@ insert into gen_sellers (
   verified_revenue_30d_micro, median_payment_30d_micro, evidence_state, tier, farm_flag,
   farm_reasons, rank, categories, evidence_sha256, first_payment_ts, last_payment_ts,
   first_block, last_block)
-with in_window as (
-  select * from m_payments where in_window
-),
-per_seller as (
+-- (m_payments is read twice below rather than through a shared CTE: a CTE used twice would be
+-- copied once more in full)
+with per_seller as (
   select seller_address,
          count(*)::int                                          as payments,
          sum(value)                                             as revenue,
@@ -21,14 +20,16 @@ per_seller as (
          max(block_number)                                      as last_block,
          encode(sha256(convert_to(
            string_agg(evidence_line, '' order by evidence_line collate "C"), 'UTF8')), 'hex') as digest
-    from in_window
+    from m_payments
+   where in_window
    group by seller_address
 ),
 -- one row per (seller, payer): gives both the distinct payer count and the top payer's sum
 per_payer as (
   select seller_address, count(*)::int as payers, max(payer_sum) as top_sum
     from (select seller_address, payer, sum(value) as payer_sum
-            from in_window
+            from m_payments
+           where in_window
            group by seller_address, payer) by_payer
    group by seller_address
 ),
