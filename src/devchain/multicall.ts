@@ -1,10 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { encodeFunctionData, multicall3Abi, type Address, type Hex } from 'viem';
+import { encodeFunctionData, getAddress, multicall3Abi, type Address, type Hex } from 'viem';
 import { waitForReceipt } from './tx.ts';
 import { settlementCalldata, type SentTransfer, type SettleParams } from './settle.ts';
+import { fiatTokenAbi } from './usdc-abi.ts';
 import type { UsdcDeployment } from './usdc.ts';
+
+const lower = (a: Address): Address => a.toLowerCase() as Address;
 
 /** Where Multicall3 lives on Base and most EVM chains. */
 export const MULTICALL3_ADDRESS: Address = '0xca11bde05977b3631167028862be2a173976ca11';
@@ -35,37 +38,51 @@ export async function ensureMulticall3(dep: UsdcDeployment): Promise<Address> {
   return MULTICALL3_ADDRESS;
 }
 
+/** One call inside a Multicall3 batch: a settlement, or a transfer of Multicall3's own USDC. */
+export type BatchCall = { settle: SettleParams } | { batcherTransfer: { to: Address; value: bigint } };
+
 /**
- * Submits several settlements in ONE transaction (a facilitator batching through Multicall3's
- * aggregate3; transferWithAuthorization does not check msg.sender, so this is valid). All succeed
- * or the transaction reverts. Returns one SentTransfer per settlement, all with the same hash;
- * pass them to minedTransfers to get their log indexes.
+ * Submits several calls in ONE transaction: a facilitator batching through Multicall3's
+ * aggregate3 (transferWithAuthorization does not check msg.sender, so this is valid). A
+ * `batcherTransfer` is Multicall3 moving its own USDC (mint to MULTICALL3_ADDRESS first): a
+ * Transfer whose sender authorized nothing, beside authorizations of others. All calls succeed
+ * or the transaction reverts. Returns one SentTransfer per call, all with the same hash; pass
+ * them to minedTransfers to get their log indexes.
  */
-export async function sendSettlementsInOneTransaction(
+export async function sendBatch(
   dep: UsdcDeployment,
-  settlements: readonly SettleParams[],
+  calls: readonly BatchCall[],
   options: { facilitator?: SettleParams['facilitator'] } = {},
 ): Promise<SentTransfer[]> {
-  if (settlements.length === 0) throw new RangeError('sendSettlementsInOneTransaction: no settlements');
+  if (calls.length === 0) throw new RangeError('sendBatch: no calls');
   await ensureMulticall3(dep);
-  const encoded = await Promise.all(settlements.map((s) => settlementCalldata(dep, s)));
+  const encoded = await Promise.all(
+    calls.map(async (call): Promise<{ data: Hex; sent: Omit<SentTransfer, 'hash'> }> => {
+      if ('settle' in call) {
+        const { data, nonce } = await settlementCalldata(dep, call.settle);
+        const s = call.settle;
+        return { data, sent: { kind: 'settlement', from: lower(s.from.address), to: lower(s.to), value: s.value, authorizationNonce: nonce } };
+      }
+      const { to, value } = call.batcherTransfer;
+      const data = encodeFunctionData({ abi: fiatTokenAbi, functionName: 'transfer', args: [getAddress(to), value] });
+      return { data, sent: { kind: 'plain', from: MULTICALL3_ADDRESS, to: lower(to), value } };
+    }),
+  );
   const data = encodeFunctionData({
     abi: multicall3Abi,
     functionName: 'aggregate3',
     args: [encoded.map((e) => ({ target: dep.address, allowFailure: false, callData: e.data }))],
   });
   const facilitator = options.facilitator ?? dep.roles.facilitators[0]!;
-  const hash = await dep.sender.send(facilitator, {
-    to: MULTICALL3_ADDRESS,
-    data,
-    gas: 200_000n * BigInt(settlements.length),
-  });
-  return settlements.map((s, i) => ({
-    hash,
-    kind: 'settlement' as const,
-    from: s.from.address.toLowerCase() as Address,
-    to: s.to.toLowerCase() as Address,
-    value: s.value,
-    authorizationNonce: encoded[i]!.nonce,
-  }));
+  const hash = await dep.sender.send(facilitator, { to: MULTICALL3_ADDRESS, data, gas: 200_000n * BigInt(calls.length) });
+  return encoded.map((e) => ({ hash, ...e.sent }));
+}
+
+/** Several settlements in ONE transaction (see sendBatch). */
+export async function sendSettlementsInOneTransaction(
+  dep: UsdcDeployment,
+  settlements: readonly SettleParams[],
+  options: { facilitator?: SettleParams['facilitator'] } = {},
+): Promise<SentTransfer[]> {
+  return sendBatch(dep, settlements.map((settle) => ({ settle })), options);
 }

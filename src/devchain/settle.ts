@@ -16,8 +16,11 @@ import { fiatTokenAbi, transferWithAuthorizationTypes } from './usdc-abi.ts';
 import { USDC_NAME, USDC_VERSION, type UsdcDeployment } from './usdc.ts';
 
 export interface SettleParams {
-  /** The buyer: signs the EIP-3009 authorization; needs USDC, never ETH. */
-  from: LocalAccount;
+  /**
+   * The buyer: signs the EIP-3009 authorization; needs USDC, never ETH. Any signer works, e.g. a
+   * stand-in for a contract wallet whose code (ERC-1271) accepts the signature.
+   */
+  from: Pick<LocalAccount, 'address' | 'signTypedData'>;
   to: Address;
   /** micro-USDC, > 0 */
   value: bigint;
@@ -154,22 +157,28 @@ export async function minedTransfers(dep: UsdcDeployment, sent: readonly SentTra
   const byHash = new Map<Hash, { logIndex: number; blockNumber: bigint; blockHash: Hash; from: string; to: string; value: bigint }[]>();
   const timestamps = new Map<bigint, bigint>();
   const out: MinedTransfer[] = [];
-  for (const item of sent) {
-    let logs = byHash.get(item.hash);
-    if (!logs) {
-      const receipt = await waitForReceipt(dep.clients.public, item.hash);
-      logs = parseEventLogs({ abi: fiatTokenAbi, eventName: 'Transfer', logs: receipt.logs })
-        .filter((log) => lower(log.address) === dep.address)
-        .map((log) => ({
-          logIndex: log.logIndex,
-          blockNumber: log.blockNumber,
-          blockHash: log.blockHash,
-          from: log.args.from.toLowerCase(),
-          to: log.args.to.toLowerCase(),
-          value: log.args.value,
-        }));
-      byHash.set(item.hash, logs);
+  // Receipts first, a few at a time: thousands of sequential round trips would dominate seeding.
+  const hashes = [...new Set(sent.map((s) => s.hash))];
+  for (let i = 0; i < hashes.length; i += 32) {
+    const receipts = await Promise.all(hashes.slice(i, i + 32).map((hash) => waitForReceipt(dep.clients.public, hash)));
+    for (const receipt of receipts) {
+      byHash.set(
+        receipt.transactionHash,
+        parseEventLogs({ abi: fiatTokenAbi, eventName: 'Transfer', logs: receipt.logs })
+          .filter((log) => lower(log.address) === dep.address)
+          .map((log) => ({
+            logIndex: log.logIndex,
+            blockNumber: log.blockNumber,
+            blockHash: log.blockHash,
+            from: log.args.from.toLowerCase(),
+            to: log.args.to.toLowerCase(),
+            value: log.args.value,
+          })),
+      );
     }
+  }
+  for (const item of sent) {
+    const logs = byHash.get(item.hash)!;
     const index = logs.findIndex((l) => l.from === item.from && l.to === item.to && l.value === item.value);
     if (index < 0) throw new Error(`minedTransfers: no matching Transfer log in ${item.hash}`);
     const [log] = logs.splice(index, 1);

@@ -1,0 +1,169 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { createPublicClient, http, parseAbiItem, type Address, type Hash } from 'viem';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { projectRoot } from '../lib/paths.ts';
+import { catalogSellers, planEconomy, startDemoChain, type DemoChain, type SellerScenario } from './index.ts';
+
+// 2025-12-31T00:00:00Z: a fixed as-of makes every block timestamp of this test reproducible.
+const AS_OF = 1_767_139_200n;
+const WINDOW = 2_592_000n;
+const MULTICALL3 = '0xca11bde05977b3631167028862be2a173976ca11';
+const crawl = JSON.parse(
+  readFileSync(path.join(projectRoot, 'fixtures', 'catalog', 'bazaar-catalog-2025-12-31.json'), 'utf8'),
+) as { resources: { accepts?: { network?: string; payTo?: string; asset?: string }[] }[] };
+
+interface ChainTransfer { tx: Hash; logIndex: number; block: bigint; ts: bigint; from: string; to: string; value: bigint }
+let demo: DemoChain;
+let transfers: ChainTransfer[];
+let authorizers: Map<Hash, string[]>;
+
+beforeAll(async () => {
+  demo = await startDemoChain({ catalogItems: crawl.resources, asOfTs: AS_OF });
+  // Read the chain back with plain viem, independently of the seeding code.
+  const client = createPublicClient({ transport: http(demo.url) });
+  const [transferLogs, usedLogs] = await Promise.all([
+    client.getLogs({ address: demo.usdcAddress, event: parseAbiItem('event Transfer(address indexed from, address indexed to, uint256 value)'), fromBlock: 0n, toBlock: 'latest' }),
+    client.getLogs({ address: demo.usdcAddress, event: parseAbiItem('event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce)'), fromBlock: 0n, toBlock: 'latest' }),
+  ]);
+  const blockTs = new Map<bigint, bigint>();
+  for (const n of new Set(transferLogs.map((l) => l.blockNumber))) blockTs.set(n, (await client.getBlock({ blockNumber: n })).timestamp);
+  transfers = transferLogs.map((l) => ({
+    tx: l.transactionHash, logIndex: l.logIndex, block: l.blockNumber, ts: blockTs.get(l.blockNumber)!,
+    from: l.args.from!.toLowerCase(), to: l.args.to!.toLowerCase(), value: l.args.value!,
+  }));
+  authorizers = new Map();
+  for (const l of usedLogs) authorizers.set(l.transactionHash, [...(authorizers.get(l.transactionHash) ?? []), l.args.authorizer!.toLowerCase()]);
+}, 120_000);
+
+afterAll(async () => {
+  await demo?.stop();
+});
+
+/** SPEC section 2, rules 1-3 and the window, written out here on raw logs. */
+function verifiedInWindow(seller: string): ChainTransfer[] {
+  return transfers.filter(
+    (t) => t.to === seller && t.from !== t.to && t.value > 0n && (authorizers.get(t.tx) ?? []).includes(t.from) &&
+      t.ts > AS_OF - WINDOW && t.ts <= AS_OF,
+  );
+}
+function metrics(seller: string) {
+  const payments = verifiedInWindow(seller);
+  const bySender = new Map<string, bigint>();
+  for (const p of payments) bySender.set(p.from, (bySender.get(p.from) ?? 0n) + p.value);
+  const revenue = payments.reduce((sum, p) => sum + p.value, 0n);
+  const top = [...bySender.values()].reduce((a, b) => (a > b ? a : b), 0n);
+  return { payments: payments.length, payers: bySender.size, revenue, top };
+}
+const sellerOf = (scenario: SellerScenario): string => {
+  const found = demo.summary.sellers.filter((s) => s.scenario === scenario);
+  expect(found.length).toBeGreaterThan(0);
+  return found[0]!.address;
+};
+
+describe('demo economy', () => {
+  it('default: every Transfer to a demo seller on chain is in the summary, with the same tx, log index, value and time', () => {
+    const sellers = new Set(demo.summary.sellers.map((s) => s.address));
+    const onChain = transfers.filter((t) => sellers.has(t.to as Address));
+    expect(demo.summary.transfers.map((t) => [t.txHash, t.logIndex, t.from, t.to, t.value, t.blockTimestamp])).toEqual(
+      onChain.map((t) => [t.tx, t.logIndex, t.from, t.to, t.value, t.ts]),
+    );
+    for (const s of demo.summary.sellers) expect(s.transfers.length).toBe(onChain.filter((t) => t.to === s.address).length);
+  });
+
+  it('default: 1,000-3,000 transactions over more than 31 days, ending exactly at as-of', () => {
+    expect(demo.summary.transactions).toBeGreaterThanOrEqual(1_000);
+    expect(demo.summary.transactions).toBeLessThanOrEqual(3_000);
+    const times = transfers.map((t) => t.ts);
+    const first = times.reduce((a, b) => (a < b ? a : b));
+    const last = times.reduce((a, b) => (a > b ? a : b));
+    expect(last - first).toBeGreaterThan(31n * 86_400n);
+    expect(demo.summary.head.timestamp).toBe(AS_OF);
+    expect(last).toBe(AS_OF);
+    expect(demo.usdcAddress).toBe('0x833589fcd6edb6e08f4c7c32d4f71b54bda02913');
+  });
+
+  it('default: every payee is a Base-USDC payTo of the real crawl; the busiest is its most-listed payTo', () => {
+    const accepts = crawl.resources.flatMap((i) => i.accepts ?? []);
+    const basePayTo = new Map<string, number>();
+    for (const a of accepts) {
+      if ((a.network === 'base' || a.network === 'eip155:8453') && /0x833589fcd6edb6e08f4c7c32d4f71b54bda02913$/i.test(a.asset ?? '')) {
+        const k = (a.payTo ?? '').toLowerCase();
+        basePayTo.set(k, (basePayTo.get(k) ?? 0) + 1);
+      }
+    }
+    for (const s of demo.summary.sellers) expect(basePayTo.has(s.address)).toBe(true);
+    const mostListed = [...basePayTo].sort((a, b) => b[1] - a[1])[0]!;
+    expect(sellerOf('many_listings')).toBe(mostListed[0]);
+    expect(metrics(mostListed[0]).payments).toBeGreaterThanOrEqual(5);
+  });
+
+  it('behavior: the evidence cases land on both sides of 5 payments / 3 payers', () => {
+    expect(metrics(sellerOf('insufficient_payments'))).toMatchObject({ payments: 4, payers: 4 });
+    expect(metrics(sellerOf('insufficient_payers'))).toMatchObject({ payments: 6, payers: 2 });
+    expect(metrics(sellerOf('evidence_boundary'))).toMatchObject({ payments: 5, payers: 3 });
+    for (const s of demo.summary.sellers.filter((x) => x.scenario === 'verified')) {
+      const m = metrics(s.address);
+      expect(m.payments, s.address).toBeGreaterThanOrEqual(5);
+      expect(m.payers, s.address).toBeGreaterThanOrEqual(3);
+    }
+  });
+
+  it('behavior: the top-payer cases land on both sides of 90% and of 10 payments', () => {
+    const flagged = (m: ReturnType<typeof metrics>) => m.payments >= 10 && 10n * m.top > 9n * m.revenue;
+    const top = metrics(sellerOf('top_payer'));
+    expect([top.payments, flagged(top)]).toEqual([12, true]);
+    const edge = metrics(sellerOf('top_payer_boundary'));
+    expect([edge.payments, 10n * edge.top === 9n * edge.revenue, flagged(edge)]).toEqual([11, true, false]);
+    const few = metrics(sellerOf('top_payer_few_payments'));
+    expect([few.payments, 10n * few.top > 9n * few.revenue, flagged(few)]).toEqual([9, true, false]);
+  });
+
+  it('behavior: old, plain, self and unauthorized transfers exist on chain but are not verified payments', () => {
+    const old = sellerOf('old_only');
+    expect(transfers.filter((t) => t.to === old).length).toBe(6);
+    expect(metrics(old).payments).toBe(0);
+    const plain = sellerOf('plain_only');
+    expect(transfers.filter((t) => t.to === plain).length).toBe(6);
+    expect(metrics(plain).payments).toBe(0);
+    const self = sellerOf('self_paid');
+    const selfAuthorized = transfers.filter((t) => t.to === self && t.from === self && (authorizers.get(t.tx) ?? []).includes(self));
+    expect(selfAuthorized.length).toBe(3);
+    expect(metrics(self).payments).toBe(6);
+    const batched = sellerOf('batched');
+    const fromBatcher = transfers.filter((t) => t.to === batched && t.from === MULTICALL3);
+    expect(fromBatcher.length).toBe(1);
+    expect((authorizers.get(fromBatcher[0]!.tx) ?? []).length).toBe(1);
+    const multiAuth = new Set(transfers.filter((t) => t.to === batched && (authorizers.get(t.tx) ?? []).length >= 2).map((t) => t.tx));
+    expect(multiAuth.size).toBe(4);
+    expect(metrics(batched).payments).toBe(11);
+  });
+
+  it('behavior: a payment at exactly as-of minus 30 days is outside the window, one second later inside', () => {
+    const edge = sellerOf('window_edge');
+    const authorized = transfers.filter((t) => t.to === edge && (authorizers.get(t.tx) ?? []).includes(t.from));
+    expect(authorized.filter((t) => t.ts === AS_OF - WINDOW).length).toBe(1);
+    expect(authorized.filter((t) => t.ts === AS_OF - WINDOW + 1n).length).toBe(1);
+    expect(metrics(edge).payments).toBe(authorized.filter((t) => t.ts > AS_OF - WINDOW).length);
+    expect(metrics(edge).payments).toBe(5);
+  });
+
+  it('behavior: settlement amounts are typical x402 prices, a few larger', () => {
+    const values = demo.summary.transfers.filter((t) => t.kind === 'settlement').map((t) => t.value);
+    const typical = values.filter((v) => v >= 1_000n && v <= 100_000n).length;
+    const large = values.filter((v) => v > 100_000n).length;
+    expect(typical / values.length).toBeGreaterThan(0.9);
+    expect(large).toBeGreaterThan(0);
+    expect(values.every((v) => v > 0n && v <= 5_000_000n)).toBe(true);
+  });
+
+  it('behavior: the plan is deterministic and moves with as-of', () => {
+    const sellers = catalogSellers(crawl.resources);
+    const a = planEconomy(sellers, AS_OF);
+    const b = planEconomy(sellers, AS_OF + 1_000n);
+    expect(planEconomy(sellers, AS_OF)).toEqual(a);
+    expect(b.sellers).toEqual(a.sellers);
+    expect(b.blocks.map((x) => x.timestamp - 1_000n)).toEqual(a.blocks.map((x) => x.timestamp));
+    expect(planEconomy(sellers, AS_OF, 'another seed').sellers).not.toEqual(a.sellers);
+  });
+});
