@@ -1,12 +1,13 @@
 import { existsSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { loadConfig } from '../config/index.ts';
-import { startDemoChain } from '../devchain/index.ts';
+import { readCatalogItems, startDemoChain } from '../devchain/index.ts';
 import { projectRoot } from '../lib/paths.ts';
 import type { CommandContext } from './context.ts';
 import { runOnce } from './run.ts';
 import { startApi, untilAborted } from './serve.ts';
-import { openStore } from './store.ts';
+import { openDatabase } from '../db/index.ts';
+import { acquireDataDirLock } from '../run/lock.ts';
 
 const CATALOG_FILE = 'bazaar-catalog-2025-12-31.json';
 
@@ -25,11 +26,22 @@ export function demoCatalogPath(): string {
 export async function demoCommand(ctx: CommandContext): Promise<number> {
   const started = performance.now();
   const dataDir = path.resolve(ctx.config.DATA_DIR, 'demo');
-  rmSync(dataDir, { recursive: true, force: true });
-  ctx.out('starting the local demo chain (anvil + USDC) and seeding payments…');
-  const chain = await startDemoChain({ log: ctx.log.child({ stage: 'devchain' }) });
+  // Lock before wiping: another demo on the same DATA_DIR keeps its data (this one exits 75).
+  const dirLock = acquireDataDirLock(dataDir);
   try {
-    const catalog = demoCatalogPath();
+    rmSync(path.join(dataDir, 'pglite'), { recursive: true, force: true });
+    return await demoIn(ctx, dataDir, started);
+  } finally {
+    await dirLock.release();
+  }
+}
+
+async function demoIn(ctx: CommandContext, dataDir: string, started: number): Promise<number> {
+  ctx.out('starting the local demo chain (anvil + USDC) and seeding payments…');
+  const catalog = demoCatalogPath();
+  // The chain pays sellers of the same catalog the run reads.
+  const chain = await startDemoChain({ log: ctx.log.child({ stage: 'devchain' }), catalogItems: readCatalogItems(catalog) });
+  try {
     // The demo's own settings win over the environment: the chain and data are local.
     const env = { ...ctx.env, DATABASE_URL: undefined, AS_OF_BLOCK: undefined };
     const { DATABASE_URL: _url, AS_OF_BLOCK: _block, ...overrides } = ctx.args.overrides;
@@ -39,11 +51,11 @@ export async function demoCommand(ctx: CommandContext): Promise<number> {
       RPC_URL: chain.url,
       CATALOG_SOURCE: catalog,
       USDC_ADDRESS: chain.usdcAddress,
-      CHAIN_ID: String(chain.chainId ?? ctx.config.CHAIN_ID),
+      CHAIN_ID: String(chain.chainId),
       CONFIRMATIONS: '0',
     });
     const demoCtx = { ...ctx, config };
-    const database = await openStore(demoCtx.config, { dataDir });
+    const database = await openDatabase({ dataDir });
     try {
       await runOnce(demoCtx, database);
       const api = await startApi(demoCtx, database, config.CADENCE_SECONDS);

@@ -17,7 +17,16 @@ export async function startApi(ctx: CommandContext, database: Database, cadenceS
     cadenceSeconds,
     log: ctx.log.child({ stage: 'api' }),
   });
-  const address = await app.listen({ port: ctx.config.PORT, host: ctx.config.HOST });
+  let address: string;
+  try {
+    address = await app.listen({ port: ctx.config.PORT, host: ctx.config.HOST });
+  } catch (error) {
+    await app.close();
+    if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
+      throw new TallyError(`port ${ctx.config.PORT} on ${ctx.config.HOST} is in use; choose another with --port or PORT`);
+    }
+    throw error;
+  }
   const url = address.replace('://0.0.0.0', '://127.0.0.1').replace('://[::]', '://127.0.0.1');
   ctx.log.info({ url }, 'api listening');
   ctx.io.onListening?.(url);

@@ -1,0 +1,44 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { runCommand } from '../../src/cli/command.ts';
+import { silentLogger } from '../../src/lib/log.ts';
+
+describe('demo (what npm start runs)', () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'tally-demo-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('default: with no configuration it serves a populated API, and stops on the signal', async () => {
+    const stop = new AbortController();
+    const out: string[] = [];
+    let base = '';
+    let listened!: () => void;
+    const listening = new Promise<void>((resolve) => (listened = resolve));
+    const exit = runCommand(['demo', '--port', '0'], { DATA_DIR: dir }, {
+      out: (l) => out.push(l),
+      err: (l) => out.push(l),
+      log: silentLogger,
+      progress: () => {},
+      signal: stop.signal,
+      onListening: (url) => {
+        base = url;
+        listened();
+      },
+    });
+    await Promise.race([listening, exit.then((code) => { throw new Error(`demo exited ${code}: ${out.join('\n')}`); })]);
+
+    const meta = (await (await fetch(`${base}/api/v1/meta`)).json()) as { generation: number; sources: { name: string; items?: number }[] };
+    expect(meta.generation).toBe(1);
+    // The real crawl: 1,400 items.
+    expect(meta.sources.find((s) => s.name === 'catalog')?.items).toBe(1400);
+    const rankings = (await (await fetch(`${base}/api/v1/rankings?limit=5`)).json()) as { rankings: { rank: number; verified_revenue_30d_micro: number }[] };
+    expect(rankings.rankings.length).toBeGreaterThan(0);
+    expect(rankings.rankings[0]!.rank).toBe(1);
+    expect(rankings.rankings[0]!.verified_revenue_30d_micro).toBeGreaterThan(0);
+    expect(out.join('\n')).toContain(`${base}/api/v1/rankings`);
+
+    stop.abort();
+    expect(await exit).toBe(0);
+  }, 180_000);
+});
