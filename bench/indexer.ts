@@ -9,11 +9,14 @@
  *   (options: --payments N --sellers N --days N --concurrency N)
  */
 import { fork } from 'node:child_process';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { sql } from 'kysely';
 import pLimit from 'p-limit';
-import { createChainClient, resolveAsOf, type ChainClient } from '../src/chain/index.ts';
+import { createChainClient, resolveAsOf } from '../src/chain/index.ts';
 import { syncChain } from '../src/sync/index.ts';
 import { freshDatabase } from '../test/helpers/db.ts';
 import { FakeChain, serveJsonRpc, type Hex } from '../test/chain/fake-rpc.ts';
@@ -74,21 +77,25 @@ function buildChain(): FakeChain {
 
 if (positionals[0] === 'serve') {
   const chain = buildChain();
-  const server = await serveJsonRpc((m, p) => chain.call(m, p));
+  // The server records the eth_getLogs calls it answers (outside the indexer's memory) and hands
+  // them over after the sync, for the bare replay.
+  const recorded: string[] = [];
+  const server = await serveJsonRpc((m, p) => {
+    if (m === 'eth_getLogs' && recording) recorded.push(JSON.stringify(p));
+    return chain.call(m, p);
+  });
+  let recording = true;
+  process.on('message', (msg) => {
+    if (msg === 'calls') {
+      recording = false;
+      const file = path.join(os.tmpdir(), `x402-bench-calls-${process.pid}.ndjson`);
+      writeFileSync(file, recorded.join('\n'));
+      process.send!({ file });
+    }
+  });
   process.send!({ url: server.url, logs: chain.logs.length });
 } else {
   await main();
-}
-
-/** A client that remembers the params of every eth_getLogs it sent. */
-function recording(client: ChainClient, calls: unknown[][]): ChainClient {
-  return {
-    ...client,
-    request: (method, params, options) => {
-      if (method === 'eth_getLogs') calls.push([...params]);
-      return client.request(method, params, options);
-    },
-  };
 }
 
 async function main() {
@@ -99,7 +106,6 @@ async function main() {
   console.log(`server ready in ${((performance.now() - t0) / 1000).toFixed(1)} s: ${logs} logs, ${HEAD + 1} blocks`);
 
   const db = await freshDatabase('pg');
-  const calls: unknown[][] = [];
   const client = createChainClient({ rpcUrls: [url], chainId: 8453 });
   const asOf = await resolveAsOf(client, {});
   const { rows } = await sql<{ seq: bigint }>`select nextval('ingest_seq') as seq`.execute(db.db);
@@ -107,10 +113,14 @@ async function main() {
   const concurrency = Number(args.concurrency);
 
   let peakRss = 0;
-  const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 20);
+  let peakHeap = 0;
+  const sampler = setInterval(() => {
+    peakRss = Math.max(peakRss, process.memoryUsage.rss());
+    peakHeap = Math.max(peakHeap, process.memoryUsage().heapUsed);
+  }, 50);
   const cpuStart = process.cpuUsage();
   const start = performance.now();
-  const stats = await syncChain(db.db, recording(client, calls), {
+  const stats = await syncChain(db.db, client, {
     usdcAddress: USDC,
     sellers,
     asOf,
@@ -121,9 +131,13 @@ async function main() {
   const indexMs = performance.now() - start;
   const cpu = process.cpuUsage(cpuStart);
   clearInterval(sampler);
-  peakRss = Math.max(peakRss, process.memoryUsage().rss);
+  peakRss = Math.max(peakRss, process.memoryUsage.rss());
 
   // The same eth_getLogs calls alone: no validation, no decoding, no storage.
+  child.send('calls');
+  const { file } = await new Promise<{ file: string }>((resolve) => child.once('message', resolve as never));
+  const calls = readFileSync(file, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as unknown[]);
+  rmSync(file);
   const limit = pLimit(concurrency);
   const bareStart = performance.now();
   let bareLogs = 0;
@@ -158,6 +172,7 @@ async function main() {
     ratio: +(indexMs / bareMs).toFixed(2),
     paymentsPerSecond: Math.round(payments / (indexMs / 1000)),
     peakRssMB: Math.round(peakRss / 2 ** 20),
+    peakHeapUsedMB: Math.round(peakHeap / 2 ** 20),
     indexerCpuSeconds: +((cpu.user + cpu.system) / 1e6).toFixed(2),
   };
   console.log(JSON.stringify(result, null, 2));

@@ -49,7 +49,8 @@ const READS = 3;
  * The x402 settlement evidence for a batch of sellers over [fromBlock, toBlock]:
  * 1. USDC `Transfer` logs with `to` among the sellers;
  * 2. USDC `AuthorizationUsed` logs over the same range with `authorizer` among those transfers'
- *    payers, kept when they share a transaction with one of the transfers;
+ *    payers (asked per group of nearby transfers, over the blocks of the group), kept when they
+ *    share a transaction with one of the transfers;
  * 3. the headers of the blocks involved (for timestamps the provider did not send with the logs,
  *    and for the end block, which lets a later run detect a reorg even where there are no logs).
  * Every response is validated; logs, other logs and headers must agree on each block's hash and
@@ -99,25 +100,42 @@ async function readOnce(
   );
 
   const txs = new Set(transfers.map((t) => t.txHash));
-  const payers = [...new Set(transfers.map((t) => addressTopic(t.from)))];
+  // An authorization shares its transaction, so its block, with the transfer it authorizes: each
+  // group of nearby transfers (one request span) is matched over its own blocks with its own
+  // payers, which keeps both the filters and the answers small.
+  const span = context.limit.span;
+  const groups = new Map<bigint, { from: bigint; to: bigint; payers: Set<Hex> }>();
+  for (const t of transfers) {
+    const key = t.blockNumber / span;
+    const g = groups.get(key);
+    if (!g) groups.set(key, { from: t.blockNumber, to: t.blockNumber, payers: new Set([addressTopic(t.from)]) });
+    else {
+      if (t.blockNumber < g.from) g.from = t.blockNumber;
+      if (t.blockNumber > g.to) g.to = t.blockNumber;
+      g.payers.add(addressTopic(t.from));
+    }
+  }
   const batchSize = request.payerBatchSize ?? 500;
   const authBatches: Promise<AuthorizationLog[]>[] = [];
-  for (let i = 0; i < payers.length; i += batchSize) {
-    const batch = payers.slice(i, i + batchSize);
-    authBatches.push(
-      getLogsAdaptive(
-        client,
-        {
-          address: usdc,
-          topics: [AUTHORIZATION_USED_TOPIC, batch],
-          expect: { address: usdc, topic0: AUTHORIZATION_USED_TOPIC, topicCount: 3, dataBytes: 0, filter: { index: 1, topics: new Set(batch) }, knownHashes },
-          decode: decodeAuthorization,
-        },
-        request.fromBlock,
-        request.toBlock,
-        context,
-      ),
-    );
+  for (const group of groups.values()) {
+    const payers = [...group.payers];
+    for (let i = 0; i < payers.length; i += batchSize) {
+      const batch = payers.slice(i, i + batchSize);
+      authBatches.push(
+        getLogsAdaptive(
+          client,
+          {
+            address: usdc,
+            topics: [AUTHORIZATION_USED_TOPIC, batch],
+            expect: { address: usdc, topic0: AUTHORIZATION_USED_TOPIC, topicCount: 3, dataBytes: 0, filter: { index: 1, topics: new Set(batch) }, knownHashes },
+            decode: decodeAuthorization,
+          },
+          group.from,
+          group.to,
+          context,
+        ),
+      );
+    }
   }
   // Only authorizations of these transactions can make one of these transfers a payment.
   const authorizations = (await Promise.all(authBatches)).flat().filter((a) => txs.has(a.txHash));

@@ -37,8 +37,13 @@ export interface SyncOptions {
   signal?: AbortSignal;
   /** The depth the as-of was resolved with, if any (reorgs are checked on every sync anyway). */
   confirmations?: number;
-  /** Blocks per chunk (one coverage step; requests shrink below it if the provider refuses). Default 10000. */
+  /**
+   * Blocks per chunk: the unit stored in one transaction with its coverage step. Default 100000.
+   * Larger chunks mean fewer coverage updates (each rewrites every seller row of the batch).
+   */
   blockRange?: number;
+  /** Blocks per eth_getLogs request at first; it shrinks if the provider refuses. Default 10000. */
+  requestSpan?: number;
   /** Sellers per Transfer topic filter. Default 500. */
   sellerBatchSize?: number;
   /** Called after each stored chunk (progress display; tests stop runs here). */
@@ -111,14 +116,15 @@ export async function syncChain(db: Kysely<Schema>, client: ChainClient, options
   for (const [start, group] of byStart) {
     for (const b of batches(group, options.sellerBatchSize ?? 500)) work.push({ sellers: b, start, from: backfillFrom });
   }
-  const blockRange = BigInt(options.blockRange ?? 10_000);
+  const blockRange = BigInt(options.blockRange ?? 100_000);
+  const requestSpan = BigInt(options.requestSpan ?? 10_000);
   const plans = work.map((b) => ({ batch: b, chunks: alignedChunks(b.start, asOf.number, blockRange) }));
   const totalRanges = plans.reduce((n, p) => n + p.chunks.length, 0);
   log.info({ sellers: sellers.length, newSellers: fresh.length, batches: work.length, ranges: totalRanges }, 'sync planned');
 
   const blocks = new BlockCache(client, run);
   blocks.put({ number: asOf.number, hash: asOf.hash, timestamp: asOf.timestamp, parentHash: asOf.hash });
-  const context = { limit: { span: blockRange }, run, signal, blocks };
+  const context = { limit: { span: requestSpan < blockRange ? requestSpan : blockRange }, run, signal, blocks };
   const stats: SyncStats = {
     sellers: sellers.length,
     newSellers: fresh.length,
