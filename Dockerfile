@@ -4,7 +4,11 @@ FROM node:20-bookworm-slim
 WORKDIR /app
 ENV NODE_ENV=production
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev && npm cache clean --force
+# `npm ci` refuses the current package-lock.json: it lacks entries for @foundry-rs/anvil's other
+# platform packages (darwin, win32, linux-arm64), which the registry this lock was made with did
+# not serve. `npm install` keeps every version the lock pins and resolves only those.
+# Switch back to `npm ci --omit=dev` once the lock is regenerated against the public registry.
+RUN npm install --omit=dev --no-audit --no-fund && npm cache clean --force
 COPY bin ./bin
 COPY src ./src
 COPY sql ./sql

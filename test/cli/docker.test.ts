@@ -64,10 +64,11 @@ describe('docker-compose.yml', () => {
     expect(new Set(grants)).toEqual(new Set(['connect', 'usage', 'select']));
   });
 
-  it('behavior: the Dockerfile builds on node:20 with npm ci and runs the bin', () => {
+  it('behavior: the Dockerfile builds on node:20 from the lock file and runs the bin', () => {
     const dockerfile = readFileSync(path.join(projectRoot, 'Dockerfile'), 'utf8');
     expect(dockerfile).toMatch(/^FROM node:20/m);
-    expect(dockerfile).toMatch(/npm ci/);
+    expect(dockerfile).toMatch(/^RUN npm (ci|install) --omit=dev/m);
+    expect(dockerfile).toMatch(/^COPY package.json package-lock.json/m);
     expect(dockerfile).toMatch(/ENTRYPOINT \["node", "bin\/x402-tally.js"\]/);
   });
 });
