@@ -9,27 +9,28 @@ import { defaultDeps } from '../../src/run/deps.ts';
 import { FakeChain, serveJsonRpc, type Hex, type RpcServer } from '../chain/fake-rpc.ts';
 import { backends, freshDatabase } from '../helpers/db.ts';
 
-// A chain of 30,000 two-minute blocks (41.7 days, more than the 31 the window needs), so the
-// backfill is several stored chunks of 10,000 blocks and a crash can fall between two of them.
+// A chain of 250,000 blocks of 15 s (43.4 days, more than the 31 the window needs), so the
+// backfill (from block ~77,000) is three stored chunks of the indexer's 100,000-block alignment
+// and a crash can fall between two of them.
 const USDC = '0x833589fcd6edb6e08f4c7c32d4f71b54bda02913';
-const HEAD = 30_000;
+const HEAD = 250_000;
 const GENESIS = 1_760_000_000;
 const seller = (n: number) => `0x${String(n).repeat(40).slice(0, 40)}`;
 const payer = (n: number) => `0x${'a'.repeat(39)}${n}`;
 const tx = (n: number) => `0x${n.toString(16).padStart(64, '0')}` as Hex;
 
 function buildChain(): FakeChain {
-  const chain = new FakeChain({ usdc: USDC, head: HEAD, genesisTimestamp: GENESIS, blockTime: 120 });
+  const chain = new FakeChain({ usdc: USDC, head: HEAD, genesisTimestamp: GENESIS, blockTime: 15 });
   let n = 1;
-  // Seller 1: six settlements by three payers, spread over three chunks.
-  for (const [block, from, value] of [[12_000, 1, 100n], [15_000, 2, 200n], [21_000, 3, 300n], [22_000, 1, 400n], [25_000, 2, 500n], [29_000, 3, 600n]] as const) {
+  // Seller 1: six settlements by three payers, spread over the chunks.
+  for (const [block, from, value] of [[90_000, 1, 100n], [120_000, 2, 200n], [150_000, 3, 300n], [180_000, 1, 400n], [210_000, 2, 500n], [240_000, 3, 600n]] as const) {
     chain.settle(block, tx(n), payer(from), seller(1), value, BigInt(n));
     n++;
   }
   // Seller 2: two settlements (insufficient evidence) and a plain transfer that is not revenue.
-  chain.settle(20_500, tx(n++), payer(4), seller(2), 7_000n, 99n);
-  chain.settle(28_000, tx(n++), payer(4), seller(2), 9_000n, 98n);
-  chain.transfer(28_500, tx(n++), payer(5), seller(2), 1_000_000n);
+  chain.settle(160_000, tx(n++), payer(4), seller(2), 7_000n, 99n);
+  chain.settle(230_000, tx(n++), payer(4), seller(2), 9_000n, 98n);
+  chain.transfer(235_000, tx(n++), payer(5), seller(2), 1_000_000n);
   // Before the window: counts nowhere in the 30-day numbers.
   chain.settle(100, tx(n++), payer(1), seller(1), 5_000_000n, 97n);
   return chain;
@@ -81,8 +82,8 @@ describe.each(backends())('interrupted runs ($backend)', ({ backend }) => {
     const s1 = reference.sellers.find((s) => s.seller_address === seller(1))!;
     const s2 = reference.sellers.find((s) => s.seller_address === seller(2))!;
     const s3 = reference.sellers.find((s) => s.seller_address === seller(3))!;
-    // Window: (as_of - 30 d, as_of] = blocks after 30,000 - 21,600 = 8,400. Seller 1: blocks
-    // 12,000..29,000 = 100+200+300+400+500+600; the 5 USDC payment at block 100 is outside.
+    // Window: (as_of - 30 d, as_of] = blocks after 250,000 - 172,800 = 77,200. Seller 1: blocks
+    // 90,000..240,000 = 100+200+300+400+500+600; the 5 USDC payment at block 100 is outside.
     expect(s1).toMatchObject({ verified_revenue_30d_micro: 2100n, payments_30d: 6, payers_30d: 3, evidence_state: 'verified', median_payment_30d_micro: 300n });
     // Seller 2: the two settlements only; the plain transfer is not revenue.
     expect(s2).toMatchObject({ verified_revenue_30d_micro: 16_000n, payments_30d: 2, payers_30d: 1, evidence_state: 'insufficient' });
