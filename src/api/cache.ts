@@ -3,7 +3,8 @@ import { createHash } from 'node:crypto';
 /** A serialised response body of one (generation, URL), with its validator. */
 export interface CachedBody {
   readonly generation: number;
-  readonly body: string;
+  /** UTF-8 bytes, encoded once: a hit writes them without re-encoding. */
+  readonly body: Buffer;
   readonly etag: string;
 }
 

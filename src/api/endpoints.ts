@@ -29,8 +29,14 @@ export interface Endpoint {
   readonly responseId: string;
   /** Error statuses besides the common 400/404/414/429/500/503. */
   readonly notFound: readonly string[];
-  /** Reads the body inside a read-only snapshot of one published generation; undefined for /meta. */
+  /** Reads the body of one published generation; undefined for /meta. */
   readonly load?: (db: Kysely<Schema>, g: GenerationRow, query: any, params: any) => Promise<unknown>;
+  /**
+   * How the read stays consistent with a concurrent prune: 'statement' = one SQL statement (an
+   * empty result is re-checked against the generation), 'transaction' = several statements in
+   * one read-only repeatable-read transaction.
+   */
+  readonly reads?: 'statement' | 'transaction';
 }
 
 export const BASE = '/api/v1';
@@ -78,6 +84,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     response: SellerProfile,
     responseId: 'SellerProfile',
     notFound: ['generation_not_found', 'seller_not_found'],
+    reads: 'transaction',
     load: (db, g, _q, p: z.output<typeof SlugParams>) => readProfile(db, g, p.slug),
   },
   {
@@ -90,6 +97,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     response: PaymentsPage,
     responseId: 'PaymentsPage',
     notFound: ['generation_not_found', 'seller_not_found'],
+    reads: 'transaction',
     load: (db, g, q: z.output<typeof PaymentsQuery>, p: z.output<typeof SlugParams>) =>
       readPayments(db, g, p.slug, { cursor: q.cursor, limit: q.limit ?? 100 }),
   },

@@ -12,6 +12,7 @@ import { clientErrorHandler, installErrorHandlers, MAX_URL_LENGTH } from './hand
 import { metaHandler, snapshotHandler, type HandlerContext } from './handlers/snapshot.ts';
 import { openApiDocument } from './openapi.ts';
 import { PublishedPointer } from './published.ts';
+import type { GenerationRow } from './read/generation.ts';
 import { writeJson } from './json.ts';
 
 export { openApiDocument } from './openapi.ts';
@@ -70,12 +71,13 @@ export async function buildApi(db: Kysely<Schema>, options: ApiOptions): Promise
 
   installErrorHandlers(app, log);
 
-  const ctx: HandlerContext = {
-    db,
-    pointer: new PublishedPointer(db, options.cacheTtlMs ?? 500),
-    cache: new ResponseCache(options.cacheBytes ?? 64 * 1024 * 1024),
-    cadenceSeconds: options.cadenceSeconds,
-  };
+  const cache = new ResponseCache(options.cacheBytes ?? 64 * 1024 * 1024);
+  const generations = new Map<number, GenerationRow>();
+  const pointer = new PublishedPointer(db, options.cacheTtlMs ?? 500, (state) => {
+    cache.retain(state.retained);
+    for (const n of generations.keys()) if (!state.retained.has(n)) generations.delete(n);
+  });
+  const ctx: HandlerContext = { db, pointer, cache, cadenceSeconds: options.cadenceSeconds, generations };
 
   for (const endpoint of ENDPOINTS) {
     const handler = endpoint.load ? snapshotHandler(ctx, endpoint) : metaHandler(ctx, endpoint);

@@ -31,6 +31,8 @@ export class PublishedPointer {
   constructor(
     private readonly db: Kysely<Schema>,
     private readonly ttlMs: number,
+    /** Called when the state's version changes (a publish or a prune): drop what is gone. */
+    private readonly onChange: (state: PublishedState) => void = () => {},
   ) {}
 
   /** The current state; refreshed when older than the TTL. Safe to call concurrently. */
@@ -65,8 +67,10 @@ export class PublishedPointer {
       retained,
       version: `${latest?.generation ?? '-'}:${[...retained.keys()].join(',')}`,
     };
+    const changed = this.#state?.version !== state.version;
     this.#state = state;
     this.#loadedAt = started;
+    if (changed) this.onChange(state);
     return state;
   }
 }

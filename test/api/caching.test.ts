@@ -144,3 +144,27 @@ describe.each(backends())('API rate limit on $backend', ({ backend }) => {
     }
   });
 });
+
+describe.each(backends())('API reads racing a prune on $backend', ({ backend }) => {
+  it('behavior: a generation pruned while still cached as retained is a 404, never an empty page', async () => {
+    const db = await freshDatabase(backend);
+    const { snapshotId } = await seedFixture(db.db);
+    await publishGeneration(db.db, snapshotId, 2, ' v2');
+    // A pointer cache that outlives the prune: the API still believes generation 1 is retained.
+    const app = await buildApi(db.db, { rateLimitPerMinute: 1000, cadenceSeconds: 900, cacheTtlMs: 600_000 });
+    try {
+      expect((await get(app, '/api/v1/meta')).json.generations.retained).toEqual([1, 2]);
+      // Generation 1's row is now cached too (a different URL than the ones asked below).
+      expect((await get(app, '/api/v1/sellers?generation=1&limit=1')).json.count).toBe(1);
+      await db.db.deleteFrom('generations').where('generation', '=', 1).execute();
+      for (const url of ['/api/v1/sellers?generation=1', '/api/v1/rankings?generation=1', '/api/v1/market/daily?generation=1', `/api/v1/sellers/${A}?generation=1`, `/api/v1/sellers/${A}/payments?generation=1`]) {
+        const res = await get(app, url);
+        expect([res.status, res.json.error.code], url).toEqual([404, 'generation_not_found']);
+      }
+      expect((await get(app, '/api/v1/sellers?limit=1')).json.generation).toBe(2);
+    } finally {
+      await app.close();
+      await db.close();
+    }
+  });
+});

@@ -15,6 +15,8 @@ export interface HandlerContext {
   readonly pointer: PublishedPointer;
   readonly cache: ResponseCache;
   readonly cadenceSeconds: number;
+  /** Rows of published generations (immutable), by number; pruned ones are dropped on refresh. */
+  readonly generations: Map<number, GenerationRow>;
 }
 
 /** Parses query or path parameters; the first problem becomes a 400 naming the parameter. */
@@ -45,8 +47,8 @@ function chooseGeneration(state: PublishedState, pinned: number | undefined): nu
   return state.latest.generation;
 }
 
-/** Runs `read` on one published generation inside a read-only snapshot (a concurrent prune cannot tear it). */
-async function withGeneration<T>(db: Kysely<Schema>, n: number, read: (trx: Kysely<Schema>, g: GenerationRow) => Promise<T>): Promise<T> {
+/** Runs `read` inside a read-only repeatable-read transaction that first re-checks the generation. */
+async function inSnapshot<T>(db: Kysely<Schema>, n: number, read: (trx: Kysely<Schema>, g: GenerationRow) => Promise<T>): Promise<T> {
   return db
     .transaction()
     .setIsolationLevel('repeatable read')
@@ -56,6 +58,39 @@ async function withGeneration<T>(db: Kysely<Schema>, n: number, read: (trx: Kyse
       if (!g) throw generationNotFound(n);
       return read(trx, g);
     });
+}
+
+/** Whether a body has no rows (then a one-statement read re-checks that its generation still exists). */
+function isEmpty(body: unknown): boolean {
+  const b = body as { count?: number; days?: unknown[] };
+  return b.count === 0 || (Array.isArray(b.days) && b.days.length === 0);
+}
+
+/**
+ * Reads a body of generation n. Generation rows are immutable, so they are cached; a
+ * one-statement read sees one snapshot, and only an empty answer (or a 404) could come from a
+ * generation pruned meanwhile, so only then is the generation checked again.
+ */
+async function readBody(ctx: HandlerContext, endpoint: Endpoint, n: number, query: unknown, params: unknown): Promise<unknown> {
+  const load = endpoint.load!;
+  if (endpoint.reads === 'transaction') return inSnapshot(ctx.db, n, (trx, g) => load(trx, g, query, params));
+  let g = ctx.generations.get(n);
+  if (!g) {
+    const row = await readPublishedGeneration(ctx.db, n);
+    if (!row) throw generationNotFound(n);
+    ctx.generations.set(n, row);
+    g = row;
+  }
+  const stillPublished = async () => (await readPublishedGeneration(ctx.db, n)) !== null;
+  let body: unknown;
+  try {
+    body = await load(ctx.db, g, query, params);
+  } catch (error) {
+    if (error instanceof ApiError && error.statusCode === 404 && !(await stillPublished())) throw generationNotFound(n);
+    throw error;
+  }
+  if (isEmpty(body) && !(await stillPublished())) throw generationNotFound(n);
+  return body;
 }
 
 function send(ctx: HandlerContext, request: FastifyRequest, reply: FastifyReply, state: PublishedState, entry: CachedBody) {
@@ -72,7 +107,6 @@ function send(ctx: HandlerContext, request: FastifyRequest, reply: FastifyReply,
  * URL was validated when it was first served, so hits skip validation.
  */
 export function snapshotHandler(ctx: HandlerContext, endpoint: Endpoint) {
-  const load = endpoint.load!;
   return async (request: FastifyRequest, reply: FastifyReply) => {
     const state = await ctx.pointer.current();
     const key = `${state.version} ${request.url}`;
@@ -81,8 +115,8 @@ export function snapshotHandler(ctx: HandlerContext, endpoint: Endpoint) {
       const params = endpoint.params ? parseInput(endpoint.params, request.params, 'path') : {};
       const query = parseInput(endpoint.query, request.query, 'query') as { generation?: number };
       const n = chooseGeneration(state, query.generation);
-      const body = await withGeneration(ctx.db, n, async (trx, g) => endpoint.response.parse(await load(trx, g, query, params)));
-      entry = { generation: n, body: writeJson(body), etag: etagFor(n, request.url) };
+      const body = endpoint.response.parse(await readBody(ctx, endpoint, n, query, params));
+      entry = { generation: n, body: Buffer.from(writeJson(body)), etag: etagFor(n, request.url) };
       ctx.cache.set(key, entry);
     }
     return send(ctx, request, reply, state, entry);
@@ -96,13 +130,15 @@ export function snapshotHandler(ctx: HandlerContext, endpoint: Endpoint) {
  */
 export function metaHandler(ctx: HandlerContext, endpoint: Endpoint) {
   const fixedByGeneration = new Map<number, MetaOfGeneration>();
+  // The body changes at most once a second (age_seconds): the last one is kept per (state, URL).
+  let last: { key: string; entry: CachedBody } | undefined;
   return async (request: FastifyRequest, reply: FastifyReply) => {
     const state = await ctx.pointer.current();
     const query = parseInput(endpoint.query, request.query, 'query') as { generation?: number };
     const n = chooseGeneration(state, query.generation);
     let fixed = fixedByGeneration.get(n);
     if (!fixed) {
-      const loaded = await withGeneration(ctx.db, n, async (_trx, g) => metaOfGeneration(g));
+      const loaded = await inSnapshot(ctx.db, n, async (_trx, g) => metaOfGeneration(g));
       // Validate what the database holds once per generation (constants and sources are jsonb).
       endpoint.response.parse(metaBody(loaded, state, ctx.cadenceSeconds, Date.now()));
       fixed = loaded;
@@ -110,7 +146,12 @@ export function metaHandler(ctx: HandlerContext, endpoint: Endpoint) {
       fixedByGeneration.set(n, fixed);
     }
     if (!state.latest) throw new ApiError(503, 'no_generation', 'no generation is published');
-    const body = writeJson(metaBody(fixed, state, ctx.cadenceSeconds, Date.now()));
-    return send(ctx, request, reply, state, { generation: n, body, etag: etagOfBody(n, body) });
+    const now = Date.now();
+    const key = `${state.version} ${Math.floor(now / 1000)} ${n}`;
+    if (last?.key !== key) {
+      const body = writeJson(metaBody(fixed, state, ctx.cadenceSeconds, now));
+      last = { key, entry: { generation: n, body: Buffer.from(body), etag: etagOfBody(n, body) } };
+    }
+    return send(ctx, request, reply, state, last.entry);
   };
 }

@@ -1,0 +1,124 @@
+/**
+ * API benchmark (docs/benchmarks.md, "## API"): a 50,000-listing generation on real Postgres,
+ * the API in its own process, and nginx serving the same response bodies as static files, measured
+ * side by side in one run on loopback:
+ * - throughput and latency with wrk (closed loop, 1 thread, BENCH_CONNECTIONS connections);
+ * - latency at a fixed 1,000 requests/s (open loop, no coordinated omission);
+ * - directory pages at random cursors (mostly cache misses: each one a Postgres query).
+ *
+ *   BENCH_DATABASE_URL=postgres://... npx tsx bench/api.ts      (falls back to TEST_DATABASE_URL)
+ *
+ * Needs `nginx` and `wrk` on PATH. Creates and drops its own schema. Results: stdout (markdown)
+ * and bench/out/api.json.
+ */
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import readline from 'node:readline';
+import { sql } from 'kysely';
+import { openDatabase } from '../src/db/index.ts';
+import { migrate } from '../src/db/migrate.ts';
+import { projectRoot } from '../src/lib/paths.ts';
+import { runFixedRate, runWrk, type RateResult, type WrkResult } from './api/load.ts';
+import { startNginx } from './api/nginx.ts';
+import { seedBenchGeneration } from './api/seed.ts';
+
+const base = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL;
+if (!base) {
+  console.error('set BENCH_DATABASE_URL (or TEST_DATABASE_URL) to a Postgres database the benchmark may create a schema in');
+  process.exit(1);
+}
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
+const RATE = 1000;
+const LISTINGS = 50_000;
+
+const schema = `bench_api_${randomBytes(4).toString('hex')}`;
+const admin = await openDatabase({ databaseUrl: base, maxConnections: 1 });
+await sql.raw(`create schema ${schema}`).execute(admin.db);
+const url = new URL(base);
+url.searchParams.set('options', `-c search_path=${schema}`);
+const work = mkdtempSync(path.join(os.tmpdir(), 'x402-tally-bench-api-'));
+// nginx workers may run as an unprivileged user: the served files must be world-readable.
+chmodSync(work, 0o755);
+const stops: (() => Promise<void>)[] = [];
+
+try {
+  const database = await openDatabase({ databaseUrl: url.toString(), maxConnections: 2 });
+  stops.push(() => database.close());
+  await migrate(database.db);
+  const seedStart = performance.now();
+  await seedBenchGeneration(database.db, { listings: LISTINGS, sellers: 20_000, ranked: 5_000 });
+  console.error(`seeded ${LISTINGS} listings in ${Math.round(performance.now() - seedStart)} ms`);
+  const deep = await database.db.selectFrom('gen_listings').select('listing_id').where('generation', '=', 1).orderBy('listing_id').offset(45_000).limit(1).executeTakeFirstOrThrow();
+  const cursors = await database.db.selectFrom('gen_listings').select('listing_id').where('generation', '=', 1).execute();
+
+  // The API in its own process, as `serve` runs it.
+  const server = spawn(process.execPath, ['--import', 'tsx', path.join(projectRoot, 'bench/api/server.ts')], {
+    env: { ...process.env, BENCH_API_DATABASE_URL: url.toString() },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  stops.push(() => new Promise((resolve) => (server.once('exit', () => resolve()), server.kill('SIGTERM'))));
+  const line = await new Promise<string>((resolve) => readline.createInterface({ input: server.stdout! }).once('line', resolve));
+  const apiPort = (JSON.parse(line) as { port: number }).port;
+  const api = `http://127.0.0.1:${apiPort}`;
+
+  const cases = [
+    { name: 'directory, first page', path: '/api/v1/sellers', file: 'directory.json' },
+    { name: 'directory, deep cursor (row 45,001)', path: `/api/v1/sellers?cursor=${deep.listing_id}`, file: 'deep.json' },
+    { name: 'seller profile', path: `/api/v1/sellers/0x${(2).toString(16).padStart(40, '0')}`, file: 'profile.json' },
+    { name: 'rankings (100 rows)', path: '/api/v1/rankings', file: 'rankings.json' },
+    { name: 'meta', path: '/api/v1/meta', file: 'meta.json' },
+  ];
+  // nginx serves exactly the bodies the API serves.
+  const root = path.join(work, 'root');
+  mkdirSync(root, { mode: 0o755 });
+  for (const c of cases) {
+    const res = await fetch(api + c.path);
+    if (res.status !== 200) throw new Error(`${c.path}: ${res.status}`);
+    writeFileSync(path.join(root, c.file), await res.text());
+  }
+  const nginx = await startNginx(path.join(work, 'nginx'), root);
+  stops.push(nginx.stop);
+  const static_ = `http://127.0.0.1:${nginx.port}`;
+
+  const rows: { name: string; bytes: number; api: WrkResult; nginx: WrkResult; apiRate: RateResult; nginxRate: RateResult }[] = [];
+  for (const c of cases) {
+    const bytes = (await (await fetch(api + c.path)).text()).length;
+    const a = runWrk(api + c.path, { connections: CONNECTIONS, seconds: SECONDS });
+    const n = runWrk(`${static_}/${c.file}`, { connections: CONNECTIONS, seconds: SECONDS });
+    const ar = await runFixedRate(api + c.path, RATE, SECONDS);
+    const nr = await runFixedRate(`${static_}/${c.file}`, RATE, SECONDS);
+    rows.push({ name: c.name, bytes, api: a, nginx: n, apiRate: ar, nginxRate: nr });
+    console.error(`${c.name}: api ${a.rps.toFixed(0)} rps, nginx ${n.rps.toFixed(0)} rps; p99 at ${RATE}/s: api ${ar.p99Ms.toFixed(2)} ms`);
+  }
+
+  // Random cursors: almost every request is a new URL, so a Postgres query per request.
+  const list = path.join(work, 'cursors.txt');
+  writeFileSync(list, cursors.map((r) => r.listing_id).join('\n'));
+  const lua = path.join(work, 'random-cursor.lua');
+  writeFileSync(lua, `local c = {}\nfor l in io.lines("${list}") do c[#c + 1] = l end\nmath.randomseed(7)\nrequest = function()\n  return wrk.format("GET", "/api/v1/sellers?cursor=" .. c[math.random(#c)])\nend\n`);
+  const cold = runWrk(`${api}/api/v1/sellers`, { connections: CONNECTIONS, seconds: SECONDS, script: lua });
+
+  const f = (n: number, d = 0) => n.toFixed(d);
+  const out = [
+    `wrk -t1 -c${CONNECTIONS} -d${SECONDS}s --latency; fixed rate ${RATE} req/s for ${SECONDS} s; ${os.cpus().length} cores, Node ${process.version}`,
+    '',
+    '| request | body bytes | API req/s | nginx req/s | API / nginx | API p99 (wrk) | nginx p99 (wrk) | API p50 / p99 at 1,000 req/s | nginx p99 at 1,000 req/s | errors |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    ...rows.map((r) =>
+      `| ${r.name} | ${r.bytes} | ${f(r.api.rps)} | ${f(r.nginx.rps)} | ${f(r.api.rps / r.nginx.rps, 2)} | ${f(r.api.p99Ms, 2)} ms | ${f(r.nginx.p99Ms, 2)} ms | ${f(r.apiRate.p50Ms, 2)} / ${f(r.apiRate.p99Ms, 2)} ms | ${f(r.nginxRate.p99Ms, 2)} ms | ${r.api.errors + r.nginx.errors + r.apiRate.errors + r.nginxRate.errors} |`,
+    ),
+    `| directory, random cursors (cache misses) | ~24000 | ${f(cold.rps)} | n/a | | ${f(cold.p99Ms, 2)} ms | | | | ${cold.errors} |`,
+  ].join('\n');
+  console.log(out);
+  mkdirSync(path.join(projectRoot, 'bench/out'), { recursive: true });
+  writeFileSync(path.join(projectRoot, 'bench/out/api.json'), JSON.stringify({ seconds: SECONDS, connections: CONNECTIONS, rows, cold }, null, 2));
+} finally {
+  for (const stop of stops.reverse()) await stop().catch(() => {});
+  await sql.raw(`drop schema ${schema} cascade`).execute(admin.db);
+  await admin.close();
+  rmSync(work, { recursive: true, force: true });
+}
