@@ -13,7 +13,7 @@ export async function exportCommand(ctx: CommandContext): Promise<number> {
   try {
     const manifest = await exportGeneration(database.db, generation, outDir);
     ctx.log.info({ generation, outDir }, 'bundle written');
-    ctx.out(`wrote bundle of generation ${generation} to ${outDir} (${(manifest as { files?: unknown[] }).files?.length ?? 0} files)`);
+    ctx.out(`wrote bundle of generation ${generation} to ${outDir} (${manifest.files.length} files)`);
     return 0;
   } finally {
     await database.close();
