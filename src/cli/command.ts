@@ -1,7 +1,7 @@
 import { ConfigError, loadConfig, type Config } from '../config/index.ts';
 import { redactText } from '../config/redact.ts';
 import { isTemporary, TallyError } from '../lib/errors.ts';
-import { createLogger } from '../lib/log.ts';
+import { createLogger, type Logger } from '../lib/log.ts';
 import { parseCommandLine, UsageError, type CommandName } from './args.ts';
 import type { Command, CommandIo } from './context.ts';
 import { HELP } from './help.ts';
@@ -46,6 +46,7 @@ export async function runCommand(
   const out = io.out ?? ((line: string) => void process.stdout.write(`${line}\n`));
   const err = io.err ?? ((line: string) => void process.stderr.write(`${line}\n`));
   let config: Config | undefined;
+  let log: Logger | undefined;
   const secrets = () => [...(config?.RPC_URL ?? []), ...(config?.DATABASE_URL ? [config.DATABASE_URL] : [])];
   let dispose = () => {};
   try {
@@ -55,7 +56,7 @@ export async function runCommand(
       return EXIT.ok;
     }
     config = loadConfig(env, args.overrides);
-    const log = io.log ?? createLogger(config.LOG_LEVEL);
+    log = (io.log ?? createLogger(config.LOG_LEVEL)).child({ command: args.command });
     let signal = io.signal;
     if (!signal) {
       const stop = stopSignal();
@@ -64,7 +65,7 @@ export async function runCommand(
     }
     const progress = io.progress ?? (process.stderr.isTTY ? (line: string) => void process.stderr.write(`» ${line}\n`) : undefined);
     const command = await COMMAND_MODULES[args.command]();
-    return await command({ args, config, env, log: log.child({ command: args.command }), out, err, signal, progress, io });
+    return await command({ args, config, env, log, out, err, signal, progress, io });
   } catch (error) {
     if (error instanceof ConfigError) {
       err(error.message);
@@ -75,10 +76,13 @@ export async function runCommand(
       return EXIT.failure;
     }
     const message = redactText(describeError(error), secrets());
+    // One JSON line for log collectors, next to the human line on stderr.
     if (isTemporary(error)) {
+      log?.warn({ exit: EXIT.temporary, error: message }, 'command failed temporarily');
       err(`temporary failure (exit 75), run again later: ${message}`);
       return EXIT.temporary;
     }
+    log?.error({ exit: EXIT.failure, error: message }, 'command failed');
     err(`failed: ${message}`);
     return EXIT.failure;
   } finally {
