@@ -1,7 +1,7 @@
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { loadConfig } from '../config/index.ts';
-import { readCatalogItems, startDemoChain } from '../devchain/index.ts';
+import { demoCatalogItems, readCatalogItems, startDemoChain } from '../devchain/index.ts';
 import { projectRoot } from '../lib/paths.ts';
 import type { CommandContext } from './context.ts';
 import { runOnce } from './run.ts';
@@ -38,9 +38,13 @@ export async function demoCommand(ctx: CommandContext): Promise<number> {
 
 async function demoIn(ctx: CommandContext, dataDir: string, started: number): Promise<number> {
   ctx.out('starting the local demo chain (anvil + USDC) and seeding payments…');
-  const catalog = demoCatalogPath();
-  // The chain pays sellers of the same catalog the run reads.
-  const chain = await startDemoChain({ log: ctx.log.child({ stage: 'devchain' }), catalogItems: readCatalogItems(catalog) });
+  // The real crawl plus a synthetic listing farm (see demoCatalogItems), written where the run
+  // reads it; the chain pays sellers of this same catalog.
+  const items = demoCatalogItems(readCatalogItems(demoCatalogPath()));
+  mkdirSync(dataDir, { recursive: true });
+  const catalog = path.join(dataDir, 'demo-catalog.json');
+  writeFileSync(catalog, JSON.stringify({ resources: items }));
+  const chain = await startDemoChain({ log: ctx.log.child({ stage: 'devchain' }), catalogItems: items });
   try {
     // The demo's own settings win over the environment: the chain and data are local.
     const env = { ...ctx.env, DATABASE_URL: undefined, AS_OF_BLOCK: undefined };

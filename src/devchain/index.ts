@@ -37,4 +37,5 @@ export { catalogSellers, type CatalogSeller } from './economy-sellers.ts';
 export { planEconomy, DEMO_BUYERS, HISTORY_SECONDS, type EconomyPlan, type SellerScenario } from './economy-plan.ts';
 export { seedDemoEconomy, type DemoTransfer, type EconomySeller, type EconomySummary, type SeedOptions } from './economy.ts';
 export { startDemoChain, readCatalogItems, DEMO_CATALOG_PATH, type DemoChain } from './demo-chain.ts';
+export { DEMO_FARM_ADDRESS, DEMO_FARM_LISTINGS, demoCatalogItems } from './demo-catalog.ts';
 export { createRng, type Rng } from './prng.ts';

@@ -30,8 +30,14 @@ describe('demo (what npm start runs)', () => {
 
     const meta = (await (await fetch(`${base}/api/v1/meta`)).json()) as { generation: number; sources: { name: string; items?: number }[] };
     expect(meta.generation).toBe(1);
-    // The real crawl: 1,400 items.
-    expect(meta.sources.find((s) => s.name === 'catalog')?.items).toBe(1400);
+    // The real crawl's 1,400 items plus the demo's synthetic farm of 55.
+    expect(meta.sources.find((s) => s.name === 'catalog')?.items).toBe(1400 + 55);
+    // The farm: 55 listings of one seller, flagged by the listing rule.
+    const farm = (await (await fetch(`${base}/api/v1/sellers/0xFA44fa44fa44fa44fa44fa44fa44fa44fa44fa44`)).json()) as {
+      listing_count: number;
+      farm_reasons: string | null;
+    };
+    expect(farm).toMatchObject({ listing_count: 55, farm_reasons: '["listing_count>50"]' });
     const rankings = (await (await fetch(`${base}/api/v1/rankings?limit=5`)).json()) as { rankings: { rank: number; verified_revenue_30d_micro: number }[] };
     expect(rankings.rankings.length).toBeGreaterThan(0);
     expect(rankings.rankings[0]!.rank).toBe(1);
