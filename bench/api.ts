@@ -3,7 +3,7 @@
  * the API in its own process, and nginx serving the same response bodies as static files, measured
  * side by side in one run on loopback:
  * - throughput and latency with wrk (closed loop, 1 thread, BENCH_CONNECTIONS connections);
- * - latency at a fixed 1,000 requests/s (open loop, no coordinated omission);
+ * - latency at just above 1,000 requests/s (wrk paced by its Lua delay());
  * - directory pages at random cursors (mostly cache misses: each one a Postgres query).
  *
  *   BENCH_DATABASE_URL=postgres://... npx tsx bench/api.ts      (falls back to TEST_DATABASE_URL)
@@ -13,7 +13,7 @@
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
@@ -21,7 +21,7 @@ import { sql } from 'kysely';
 import { openDatabase } from '../src/db/index.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { projectRoot } from '../src/lib/paths.ts';
-import { runFixedRate, runWrk, type RateResult, type WrkResult } from './api/load.ts';
+import { runPaced, runWrk, type WrkResult } from './api/load.ts';
 import { startNginx } from './api/nginx.ts';
 import { seedBenchGeneration } from './api/seed.ts';
 
@@ -84,13 +84,18 @@ try {
   stops.push(nginx.stop);
   const static_ = `http://127.0.0.1:${nginx.port}`;
 
-  const rows: { name: string; bytes: number; api: WrkResult; nginx: WrkResult; apiRate: RateResult; nginxRate: RateResult }[] = [];
+  const rows: { name: string; bytes: number; api: WrkResult; nginx: WrkResult; apiRate: WrkResult; nginxRate: WrkResult }[] = [];
   for (const c of cases) {
     const bytes = (await (await fetch(api + c.path)).text()).length;
-    const a = runWrk(api + c.path, { connections: CONNECTIONS, seconds: SECONDS });
-    const n = runWrk(`${static_}/${c.file}`, { connections: CONNECTIONS, seconds: SECONDS });
-    const ar = await runFixedRate(api + c.path, RATE, SECONDS);
-    const nr = await runFixedRate(`${static_}/${c.file}`, RATE, SECONDS);
+    const apiUrl = api + c.path;
+    const nginxUrl = `${static_}/${c.file}`;
+    // Warm-up (JIT, caches) before each measured pair.
+    runWrk(apiUrl, { connections: CONNECTIONS, seconds: 2 });
+    runWrk(nginxUrl, { connections: CONNECTIONS, seconds: 2 });
+    const a = runWrk(apiUrl, { connections: CONNECTIONS, seconds: SECONDS });
+    const n = runWrk(nginxUrl, { connections: CONNECTIONS, seconds: SECONDS });
+    const ar = runPaced(apiUrl, { rate: RATE, seconds: SECONDS, dir: work });
+    const nr = runPaced(nginxUrl, { rate: RATE, seconds: SECONDS, dir: work });
     rows.push({ name: c.name, bytes, api: a, nginx: n, apiRate: ar, nginxRate: nr });
     console.error(`${c.name}: api ${a.rps.toFixed(0)} rps, nginx ${n.rps.toFixed(0)} rps; p99 at ${RATE}/s: api ${ar.p99Ms.toFixed(2)} ms`);
   }
@@ -101,21 +106,25 @@ try {
   const lua = path.join(work, 'random-cursor.lua');
   writeFileSync(lua, `local c = {}\nfor l in io.lines("${list}") do c[#c + 1] = l end\nmath.randomseed(7)\nrequest = function()\n  return wrk.format("GET", "/api/v1/sellers?cursor=" .. c[math.random(#c)])\nend\n`);
   const cold = runWrk(`${api}/api/v1/sellers`, { connections: CONNECTIONS, seconds: SECONDS, script: lua });
+  // The same at a paced 500 requests/s (20 connections, each every 37 ms): latency below saturation.
+  const coldLua = path.join(work, 'random-cursor-paced.lua');
+  writeFileSync(coldLua, `${readFileSync(lua, 'utf8')}delay = function() return 37 end\n`);
+  const coldPaced = runWrk(`${api}/api/v1/sellers`, { connections: 20, seconds: SECONDS, script: coldLua });
 
   const f = (n: number, d = 0) => n.toFixed(d);
   const out = [
-    `wrk -t1 -c${CONNECTIONS} -d${SECONDS}s --latency; fixed rate ${RATE} req/s for ${SECONDS} s; ${os.cpus().length} cores, Node ${process.version}`,
+    `wrk -t1 -c${CONNECTIONS} -d${SECONDS}s --latency (closed loop); paced: wrk -t1 -c20 with delay() for just above ${RATE} req/s; ${os.cpus().length} cores, Node ${process.version}`,
     '',
-    '| request | body bytes | API req/s | nginx req/s | API / nginx | API p99 (wrk) | nginx p99 (wrk) | API p50 / p99 at 1,000 req/s | nginx p99 at 1,000 req/s | errors |',
+    '| request | body bytes | API req/s | nginx req/s | API / nginx | API p99 | nginx p99 | paced: API req/s, p50 / p99 | paced: nginx p99 | errors |',
     '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
     ...rows.map((r) =>
-      `| ${r.name} | ${r.bytes} | ${f(r.api.rps)} | ${f(r.nginx.rps)} | ${f(r.api.rps / r.nginx.rps, 2)} | ${f(r.api.p99Ms, 2)} ms | ${f(r.nginx.p99Ms, 2)} ms | ${f(r.apiRate.p50Ms, 2)} / ${f(r.apiRate.p99Ms, 2)} ms | ${f(r.nginxRate.p99Ms, 2)} ms | ${r.api.errors + r.nginx.errors + r.apiRate.errors + r.nginxRate.errors} |`,
+      `| ${r.name} | ${r.bytes} | ${f(r.api.rps)} | ${f(r.nginx.rps)} | ${f(r.api.rps / r.nginx.rps, 2)} | ${f(r.api.p99Ms, 2)} ms | ${f(r.nginx.p99Ms, 2)} ms | ${f(r.apiRate.rps)}, ${f(r.apiRate.p50Ms, 2)} / ${f(r.apiRate.p99Ms, 2)} ms | ${f(r.nginxRate.p99Ms, 2)} ms | ${r.api.errors + r.nginx.errors + r.apiRate.errors + r.nginxRate.errors} |`,
     ),
-    `| directory, random cursors (cache misses) | ~24000 | ${f(cold.rps)} | n/a | | ${f(cold.p99Ms, 2)} ms | | | | ${cold.errors} |`,
+    `| directory, random cursors (cache misses) | ~31000 | ${f(cold.rps)} | n/a | | ${f(cold.p99Ms, 2)} ms | | ${f(coldPaced.rps)}, ${f(coldPaced.p50Ms, 2)} / ${f(coldPaced.p99Ms, 2)} ms | | ${cold.errors + coldPaced.errors} |`,
   ].join('\n');
   console.log(out);
   mkdirSync(path.join(projectRoot, 'bench/out'), { recursive: true });
-  writeFileSync(path.join(projectRoot, 'bench/out/api.json'), JSON.stringify({ seconds: SECONDS, connections: CONNECTIONS, rows, cold }, null, 2));
+  writeFileSync(path.join(projectRoot, 'bench/out/api.json'), JSON.stringify({ seconds: SECONDS, connections: CONNECTIONS, rows, cold, coldPaced }, null, 2));
 } finally {
   for (const stop of stops.reverse()) await stop().catch(() => {});
   await sql.raw(`drop schema ${schema} cascade`).execute(admin.db);

@@ -1,5 +1,7 @@
 import { spawnSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import http from 'node:http';
+import path from 'node:path';
 import net from 'node:net';
 
 /** A free loopback TCP port (asked from the OS, then released). */
@@ -56,51 +58,16 @@ export function runWrk(url: string, opts: { connections: number; seconds: number
   return { rps, p50Ms: pct('50'), p99Ms: pct('99'), errors: non2xx + socketErrors };
 }
 
-export interface RateResult {
-  sent: number;
-  p50Ms: number;
-  p99Ms: number;
-  maxMs: number;
-  errors: number;
-}
-
 /**
- * Open-loop load at a fixed rate (like wrk2): request i is due at start + i / rps, and its
- * latency counts from that due time, so a stall is not hidden by the client waiting
- * (no coordinated omission). Keep-alive connections from a pool of up to 64.
+ * Paced load with wrk: `connections` connections, each waiting `delay` ms after every response
+ * (wrk's Lua `delay()`), so the offered rate is a few % above `rate` requests/s while the latency
+ * of each request is measured by wrk. Returns the achieved rate in `rps`.
  */
-export async function runFixedRate(url: string, rps: number, seconds: number): Promise<RateResult> {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
-  const total = rps * seconds;
-  const latencies: number[] = [];
-  let errors = 0;
-  const start = performance.now() + 50;
-  const pending: Promise<void>[] = [];
-  for (let i = 0; i < total; i++) {
-    const due = start + (i * 1000) / rps;
-    const wait = due - performance.now();
-    if (wait > 1) await new Promise((r) => setTimeout(r, wait));
-    pending.push(
-      new Promise<void>((resolve) => {
-        http
-          .get(url, { agent }, (res) => {
-            res.resume();
-            res.on('end', () => {
-              if (res.statusCode !== 200) errors++;
-              latencies.push(performance.now() - due);
-              resolve();
-            });
-          })
-          .on('error', () => {
-            errors++;
-            resolve();
-          });
-      }),
-    );
-  }
-  await Promise.all(pending);
-  agent.destroy();
-  latencies.sort((a, b) => a - b);
-  const q = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))] ?? Number.NaN;
-  return { sent: total, p50Ms: q(0.5), p99Ms: q(0.99), maxMs: latencies[latencies.length - 1] ?? Number.NaN, errors };
+export function runPaced(url: string, opts: { rate: number; seconds: number; dir: string; connections?: number }): WrkResult {
+  const connections = opts.connections ?? 20;
+  // 7% under the nominal gap: the response time adds to each connection's cycle.
+  const delay = Math.max(0, Math.floor(((connections * 1000) / opts.rate) * 0.93));
+  const script = path.join(opts.dir, `paced-${delay}.lua`);
+  writeFileSync(script, `delay = function() return ${delay} end\n`);
+  return runWrk(url, { connections, seconds: opts.seconds, script });
 }

@@ -65,7 +65,6 @@ const errorResponse = (status: number, description: string, extra: Json = {}) =>
 
 const RESPONSES: Record<string, Json> = {
   BadRequest: errorResponse(400, 'A parameter is malformed, out of range, repeated or unknown; the message names it.'),
-  NotFound: errorResponse(404, 'No such route, seller or retained generation.'),
   UriTooLong: errorResponse(414, 'The URL is longer than 2048 characters.'),
   TooManyRequests: errorResponse(429, 'Per-client rate limit exceeded.', { headers: { 'Retry-After': { $ref: '#/components/headers/RetryAfter' } } }),
   InternalError: errorResponse(500, 'Unexpected failure; the body never carries internals.'),
@@ -76,7 +75,6 @@ const RESPONSES: Record<string, Json> = {
 
 const commonErrors = {
   '400': { $ref: '#/components/responses/BadRequest' },
-  '404': { $ref: '#/components/responses/NotFound' },
   '414': { $ref: '#/components/responses/UriTooLong' },
   '429': { $ref: '#/components/responses/TooManyRequests' },
   '500': { $ref: '#/components/responses/InternalError' },
@@ -102,6 +100,10 @@ function operation(e: Endpoint): Json {
       '200': { description: 'OK', headers: okHeaders, content: { 'application/json': { schema: { $ref: `#/components/schemas/${e.responseId}` } } } },
       '304': { description: 'Not modified: If-None-Match matched the ETag.', headers: okHeaders },
       ...commonErrors,
+      '404': {
+        description: `No such route (not_found) or ${e.notFound.map((c) => `\`${c}\``).join(' / ')}.`,
+        content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+      },
     },
   };
 }

@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import net from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApi } from '../../src/api/index.ts';
@@ -91,6 +92,34 @@ describe.each(backends())('API bad input on $backend', ({ backend }) => {
       }),
       { numRuns: 60 },
     );
+  });
+
+  it('error: a slug far over any address length is still a 400 invalid_slug, not a 404', async () => {
+    for (const slug of ['a'.repeat(500), `0x${'ab'.repeat(20)}${'0'.repeat(1500)}`]) {
+      await expectError(`/api/v1/sellers/${slug}`, 400, 'invalid_slug');
+      await expectError(`/api/v1/sellers/${slug}/payments`, 400, 'invalid_slug');
+    }
+  });
+
+  it('error: a request line over the HTTP parser limit is a 431 in the error shape (real socket)', async () => {
+    const server = await buildApi(db.db, { rateLimitPerMinute: 1000, cadenceSeconds: 900 });
+    await server.listen({ port: 0, host: '127.0.0.1' });
+    try {
+      const { port } = server.server.address() as net.AddressInfo;
+      const raw = await new Promise<string>((resolve, reject) => {
+        const socket = net.connect(port, '127.0.0.1', () => socket.write(`GET /api/v1/sellers?x=${'a'.repeat(20_000)} HTTP/1.1\r\nHost: t\r\n\r\n`));
+        let data = '';
+        socket.on('data', (chunk) => (data += chunk.toString()));
+        socket.on('end', () => resolve(data));
+        socket.on('error', reject);
+      });
+      expect(raw).toMatch(/^HTTP\/1\.1 431 /);
+      expect(JSON.parse(raw.slice(raw.indexOf('\r\n\r\n') + 4))).toEqual({
+        error: { code: 'request_too_large', message: 'the request line or headers are too large' },
+      });
+    } finally {
+      await server.close();
+    }
   });
 
   it('error: a category outside the 11 values is a 400 naming category', async () => {
