@@ -167,7 +167,7 @@ describe.each(backends())('API bad input on $backend', ({ backend }) => {
   it('error: an unknown query parameter is a 400 unknown_parameter naming it', async () => {
     await fc.assert(
       fc.asyncProperty(fc.constantFrom(...ENDPOINTS, { path: '/api/v1/openapi.json', params: [], maxLimit: 0 }), anyText.filter((s) => s !== ''), anyText, async (e, name, value) => {
-        fc.pre(!e.params.includes(name) && name !== '__proto__');
+        fc.pre(!e.params.includes(name));
         const res = await expectError(e.path + query([[name, value]]), 400, 'unknown_parameter');
         expect(res.json.error.message.startsWith(`${name}: `)).toBe(true);
       }),
