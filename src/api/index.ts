@@ -73,10 +73,15 @@ export async function buildApi(db: Kysely<Schema>, options: ApiOptions): Promise
 
   const cache = new ResponseCache(options.cacheBytes ?? 64 * 1024 * 1024);
   const generations = new Map<number, GenerationRow>();
-  const pointer = new PublishedPointer(db, options.cacheTtlMs ?? 500, (state) => {
-    cache.retain(state.retained);
-    for (const n of generations.keys()) if (!state.retained.has(n)) generations.delete(n);
-  });
+  const pointer = new PublishedPointer(
+    db,
+    options.cacheTtlMs ?? 500,
+    (state) => {
+      cache.retain(state.retained);
+      for (const n of generations.keys()) if (!state.retained.has(n)) generations.delete(n);
+    },
+    (error) => log.warn({ err: error }, 'published pointer unreadable; serving the last good state'),
+  );
   const ctx: HandlerContext = { db, pointer, cache, cadenceSeconds: options.cadenceSeconds, generations };
 
   for (const endpoint of ENDPOINTS) {

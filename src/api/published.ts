@@ -33,12 +33,25 @@ export class PublishedPointer {
     private readonly ttlMs: number,
     /** Called when the state's version changes (a publish or a prune): drop what is gone. */
     private readonly onChange: (state: PublishedState) => void = () => {},
+    /** Called when a refresh fails while an earlier state is kept. */
+    private readonly onStale: (error: unknown) => void = () => {},
   ) {}
 
-  /** The current state; refreshed when older than the TTL. Safe to call concurrently. */
+  /**
+   * The current state; refreshed when older than the TTL. Safe to call concurrently. When a
+   * refresh fails (the database restarts), the last good state is kept and retried after the
+   * TTL, so cached responses of the last good generation keep being served (SPEC 6).
+   */
   async current(): Promise<PublishedState> {
     if (this.#state && performance.now() - this.#loadedAt < this.ttlMs) return this.#state;
-    this.#pending ??= this.#load().finally(() => (this.#pending = undefined));
+    this.#pending ??= this.#load()
+      .catch((error: unknown) => {
+        if (!this.#state) throw error;
+        this.#loadedAt = performance.now();
+        this.onStale(error);
+        return this.#state;
+      })
+      .finally(() => (this.#pending = undefined));
     return this.#pending;
   }
 
