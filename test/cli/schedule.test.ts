@@ -43,11 +43,15 @@ describe('schedule', () => {
 
   it('behavior: a failing run does not stop the server; the next tick publishes', async () => {
     let calls = 0;
+    // The second run waits until the test has seen the API answer after the failed first one.
+    let releaseSecond!: () => void;
+    const secondMayRun = new Promise<void>((resolve) => (releaseSecond = resolve));
     // The catalog source is unreachable on the first run only; the chain is a fixed point.
     const deps: Partial<CycleDeps> = {
       readCatalog: async (source, o) => {
         calls++;
         if (calls === 1) throw new TemporaryError('catalog unreachable (test)');
+        await secondMayRun;
         return buildCatalog([ITEM], { source, fetchedAt: new Date('2025-12-31T00:00:00Z') }, o);
       },
       createChainClient: () => ({}),
@@ -75,6 +79,7 @@ describe('schedule', () => {
     // Wait for the first (failing) run, then the API still answers: nothing published yet.
     while (!lines.some((l) => l.includes('run failed (exit 75)'))) await new Promise((r) => setTimeout(r, 100));
     expect((await fetch(`${base}/api/v1/meta`)).status).toBe(503);
+    releaseSecond();
     // The next tick succeeds and the same server serves generation 1.
     while (!lines.some((l) => l.includes('published generation 1'))) await new Promise((r) => setTimeout(r, 100));
     // The API re-reads the published pointer at most every 500 ms.
