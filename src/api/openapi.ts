@@ -7,12 +7,14 @@ import { components } from './schemas/common.ts';
 type Json = Record<string, unknown>;
 
 // bigint (money, block numbers) is written as a bare JSON integer (./json.ts).
+// Integer literals (farm_flag 0 | 1) are integers, not just numbers.
 const override = (ctx: { zodSchema: unknown; jsonSchema: Json }) => {
-  const def = (ctx.zodSchema as { _zod: { def: { type: string } } })._zod.def;
+  const def = (ctx.zodSchema as { _zod: { def: { type: string; values?: unknown[] } } })._zod.def;
   if (def.type === 'bigint') {
     ctx.jsonSchema.type = 'integer';
     ctx.jsonSchema.minimum = 0;
   }
+  if (def.type === 'literal' && def.values?.every((v) => Number.isInteger(v))) ctx.jsonSchema.type = 'integer';
 };
 
 function strip(schema: Json): Json {
