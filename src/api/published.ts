@@ -18,6 +18,9 @@ export interface PublishedState {
   readonly version: string;
 }
 
+/** How long a request waits for a pointer refresh before it is served from the last state. */
+const MAX_WAIT_MS = 100;
+
 /**
  * The published pointer, read at most once per `ttlMs` (one small query; concurrent callers share
  * it), so a newly published generation is served within `ttlMs` without a restart. Generations
@@ -38,21 +41,31 @@ export class PublishedPointer {
   ) {}
 
   /**
-   * The current state; refreshed when older than the TTL. Safe to call concurrently. When a
-   * refresh fails (the database restarts), the last good state is kept and retried after the
-   * TTL, so cached responses of the last good generation keep being served (SPEC 6).
+   * The current state; refreshed when older than the TTL. Safe to call concurrently.
+   * - When a refresh fails (the database restarts), the last good state is kept and retried
+   *   after the TTL, so cached responses of the last good generation keep being served (SPEC 6).
+   * - A refresh that takes longer than `MAX_WAIT_MS` (the embedded database is busy with a run's
+   *   transaction) does not hold requests: they get the last state meanwhile.
    */
   async current(): Promise<PublishedState> {
-    if (this.#state && performance.now() - this.#loadedAt < this.ttlMs) return this.#state;
-    this.#pending ??= this.#load()
+    const state = this.#state;
+    if (state && performance.now() - this.#loadedAt < this.ttlMs) return state;
+    const refresh = (this.#pending ??= this.#load()
       .catch((error: unknown) => {
         if (!this.#state) throw error;
         this.#loadedAt = performance.now();
         this.onStale(error);
         return this.#state;
       })
-      .finally(() => (this.#pending = undefined));
-    return this.#pending;
+      .finally(() => (this.#pending = undefined)));
+    if (!state) return refresh;
+    let timer: NodeJS.Timeout | undefined;
+    const waited = new Promise<PublishedState>((resolve) => (timer = setTimeout(() => resolve(state), MAX_WAIT_MS)));
+    try {
+      return await Promise.race([refresh, waited]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   async #load(): Promise<PublishedState> {

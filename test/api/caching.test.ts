@@ -195,3 +195,29 @@ describe.each(backends())('API while the database fails on $backend', ({ backend
     }
   });
 });
+
+describe.each(backends())('API while a run holds the database on $backend', ({ backend }) => {
+  it('behavior: a pointer refresh blocked by a long transaction does not hold cached responses', async () => {
+    const db = await freshDatabase(backend);
+    await seedFixture(db.db);
+    const app = await buildApi(db.db, { rateLimitPerMinute: 1000, cadenceSeconds: 900, cacheTtlMs: 50 });
+    try {
+      const before = await get(app, '/api/v1/sellers?limit=2');
+      let released = false;
+      // Like a run's transaction: the pointer's table is locked (on PGlite the one connection is held).
+      const holder = db.db.transaction().execute(async (trx) => {
+        await sql`lock table generations in access exclusive mode`.execute(trx);
+        await sleep(1500);
+        released = true;
+      });
+      await sleep(200);
+      const during = await get(app, '/api/v1/sellers?limit=2');
+      expect(released).toBe(false);
+      expect([during.status, during.text]).toEqual([200, before.text]);
+      await holder;
+    } finally {
+      await app.close();
+      await db.close();
+    }
+  });
+});
