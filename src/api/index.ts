@@ -13,7 +13,7 @@ import { metaHandler, snapshotHandler, type HandlerContext } from './handlers/sn
 import { openApiDocument } from './openapi.ts';
 import { PublishedPointer } from './published.ts';
 import type { GenerationRow } from './read/generation.ts';
-import { writeJson } from './json.ts';
+import { writeJson } from '../lib/json.ts';
 
 export { openApiDocument } from './openapi.ts';
 

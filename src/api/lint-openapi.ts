@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { projectRoot } from '../lib/paths.ts';
-import { writeJson } from './json.ts';
+import { writeJson } from '../lib/json.ts';
 import { openApiDocument } from './openapi.ts';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'x402-tally-openapi-'));

@@ -1,14 +1,49 @@
 /**
- * JSON with exact big integers. Money can exceed 2^53 - 1, which a JS number cannot hold, so
- * bigint values are written as bare JSON integers and read back as bigint.
+ * JSON with exact big integers. Money can exceed 2^53 - 1, which a JS number cannot hold, so a
+ * bigint is written as a bare JSON integer from its digits and read back as a bigint.
  */
 
-/** JSON.stringify that writes a bigint as a bare integer (never through a number). */
-export function stringifyJson(value: unknown, space?: number): string {
-  const marker = '\u0000big:';
-  const text = JSON.stringify(value, (_key, v) => (typeof v === 'bigint' ? `${marker}${v}` : v), space);
-  // A marked string is `"\u0000big:123"` in the output (the NUL is escaped as \u0000).
-  return text.replace(/"\\u0000big:(-?\d+)"/g, '$1');
+/**
+ * The JSON writer of every API body, bundle file and stored JSON value: a bigint is written as a
+ * bare JSON integer from its decimal digits, never through a number. Strings go through
+ * JSON.stringify (correct escaping); no marker strings are used, so no text a seller writes into
+ * the catalog can turn into a number. With `indent` > 0 the output is pretty-printed like
+ * JSON.stringify(value, null, indent).
+ *
+ * Accepts plain data only (null, boolean, finite number, string, bigint, Date, arrays, plain
+ * objects); `undefined` object members are left out as JSON.stringify does. Pure.
+ */
+export function writeJson(value: unknown, indent = 0, depth = 0): string {
+  switch (typeof value) {
+    case 'string':
+      return JSON.stringify(value);
+    case 'bigint':
+      return value.toString();
+    case 'number':
+      if (!Number.isFinite(value)) throw new TypeError('cannot write a non-finite number as JSON');
+      return JSON.stringify(value);
+    case 'boolean':
+      return value ? 'true' : 'false';
+    case 'object': {
+      if (value === null) return 'null';
+      if (value instanceof Date) return JSON.stringify(value.toISOString());
+      const inner = indent > 0 ? `\n${' '.repeat(indent * (depth + 1))}` : '';
+      const outer = indent > 0 ? `\n${' '.repeat(indent * depth)}` : '';
+      const colon = indent > 0 ? ': ' : ':';
+      const parts: string[] = [];
+      if (Array.isArray(value)) {
+        for (const v of value) parts.push(writeJson(v === undefined ? null : v, indent, depth + 1));
+        return parts.length === 0 ? '[]' : `[${inner}${parts.join(`,${inner}`)}${outer}]`;
+      }
+      for (const [key, v] of Object.entries(value)) {
+        if (v === undefined) continue;
+        parts.push(`${JSON.stringify(key)}${colon}${writeJson(v, indent, depth + 1)}`);
+      }
+      return parts.length === 0 ? '{}' : `{${inner}${parts.join(`,${inner}`)}${outer}}`;
+    }
+    default:
+      throw new TypeError(`cannot write a ${typeof value} as JSON`);
+  }
 }
 
 /**

@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { Schema } from '../db/schema.ts';
 import { TallyError } from '../lib/errors.ts';
-import { stringifyJson } from '../lib/json.ts';
+import { writeJson } from '../lib/json.ts';
 import { silentLogger, type Logger } from '../lib/log.ts';
 import { METHOD_CONSTANTS, METHOD_VERSION } from './constants.ts';
 import { loadMethodSteps, type MethodStep } from './sql-files.ts';
@@ -80,8 +80,8 @@ export async function computeGeneration(db: Kysely<Schema>, options: ComputeOpti
         market_from_ts: marketFromTs,
         catalog_snapshot_id: options.catalogSnapshotId,
         catalog_sha256: snapshot.sha256,
-        constants: stringifyJson(METHOD_CONSTANTS),
-        sources: stringifyJson(options.sources),
+        constants: writeJson(METHOD_CONSTANTS),
+        sources: writeJson(options.sources),
       })
       .execute();
     await sql`select set_config('x402tally.generation', ${String(next)}, true)`.execute(trx);

@@ -1,4 +1,4 @@
-import { stringifyJson } from '../lib/json.ts';
+import { writeJson } from '../lib/json.ts';
 import type { GenerationRows } from './bundle.ts';
 
 /** One difference between a published generation and its recomputation, said for a person. */
@@ -17,7 +17,7 @@ export function formatDifference(d: Difference): string {
   return `${where}: published ${d.published}, recomputed ${d.recomputed}`;
 }
 
-const show = (v: unknown) => (v === undefined ? '(absent)' : stringifyJson(v));
+const show = (v: unknown) => (v === undefined ? '(absent)' : writeJson(v));
 
 function compareRows(
   kind: string,

@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { Kysely } from 'kysely';
 import type { Schema } from '../db/schema.ts';
 import { TallyError } from '../lib/errors.ts';
-import { parseJsonLossless, stringifyJson } from '../lib/json.ts';
+import { parseJsonLossless, writeJson } from '../lib/json.ts';
 import { readGenerationRows, type GenerationRows } from './bundle.ts';
 
 export const BUNDLE_FORMAT = 'x402-tally-bundle/1';
@@ -46,13 +46,13 @@ export async function exportGeneration(db: Kysely<Schema>, generation: number, o
   const files: ManifestFile[] = [];
   for (const [name, key] of Object.entries(FILES)) {
     const list = rows[key];
-    const lines = key === 'catalogItemLines' ? (list as string[]) : (list as unknown[]).map((r) => stringifyJson(r));
+    const lines = key === 'catalogItemLines' ? (list as string[]) : (list as unknown[]).map((r) => writeJson(r));
     const text = ndjson(lines);
     await writeFile(path.join(staging, name), text);
     files.push({ name, sha256: sha256(text), rows: lines.length });
   }
   const manifest: Manifest = { format: BUNDLE_FORMAT, ...rows.generation, files };
-  await writeFile(path.join(staging, 'manifest.json'), `${stringifyJson(manifest, 2)}\n`);
+  await writeFile(path.join(staging, 'manifest.json'), `${writeJson(manifest, 2)}\n`);
   await rmdir(outDir).catch((error: NodeJS.ErrnoException) => {
     if (error.code !== 'ENOENT') throw new TallyError(`${outDir} exists and is not empty; choose another --out`);
   });

@@ -5,7 +5,7 @@ import type { Schema } from '../../db/schema.ts';
 import { etagFor, etagOfBody, matchesIfNoneMatch, maxAgeSeconds, type CachedBody, type ResponseCache } from '../cache.ts';
 import type { Endpoint } from '../endpoints.ts';
 import { ApiError, badParameter, generationNotFound, noGeneration } from '../errors.ts';
-import { writeJson } from '../json.ts';
+import { writeJson } from '../../lib/json.ts';
 import type { PublishedPointer, PublishedState } from '../published.ts';
 import { readPublishedGeneration, type GenerationRow } from '../read/generation.ts';
 import { metaBody, metaOfGeneration, type MetaOfGeneration } from '../read/meta.ts';
