@@ -8,8 +8,9 @@ set local jit = off;
 -- so the planner underestimates them and picks per-row index lookups; every step here is a bulk
 -- pass over all of them, which hash joins do best.
 set local enable_nestloop = off;
--- Sorts (medians, distinct counts, digest lines) of a million payments fit in memory.
-set local work_mem = '256MB';
+-- Sorts (medians, distinct counts, digest lines) of a million payments (~250 MB) stay in memory.
+-- Only this transaction's statements get it; the server's own setting is untouched.
+set local work_mem = '1GB';
 
 create temp table m_gen on commit drop as
 select g.generation,
@@ -28,7 +29,7 @@ select g.generation,
 
 -- The sellers of the catalog: one row per seller_address of a base_usdc listing.
 create temp table m_catalog_sellers on commit drop as
-select l.seller_address,
+select l.seller_address collate "C"                           as seller_address,
        count(*)::int                                            as listing_count,
        array_agg(distinct l.category order by l.category)       as categories
   from catalog_listings l
@@ -37,18 +38,19 @@ select l.seller_address,
  group by l.seller_address;
 
 -- Verified payments (rules 1-4, the view generation_payments) from the start of the market's
--- first day up to the as-of block, with the evidence line of each.
+-- first day up to the as-of block, with the evidence line of each. Text compares in byte order
+-- ("C"): the order the digests are defined in, and the fast one for sorting and grouping.
 create temp table m_payments on commit drop as
 select p.tx_hash,
        p.log_index,
        p.block_number,
        p.block_timestamp,
-       p.payer,
-       p.seller_address,
+       p.payer          collate "C" as payer,
+       p.seller_address collate "C" as seller_address,
        p.value,
        p.in_window,
-       p.tx_hash || ':' || p.log_index || ':' || p.payer || ':' || p.seller_address || ':' || p.value || E'\n'
-         as evidence_line
+       (p.tx_hash || ':' || p.log_index || ':' || p.payer || ':' || p.seller_address || ':' || p.value || E'\n')
+         collate "C" as evidence_line
   from generation_payments p
  where p.generation = (select generation from m_gen);
 
