@@ -10,7 +10,7 @@ import { freePort, waitForHttp } from './load.ts';
  */
 export async function startNginx(dir: string, root: string): Promise<{ port: number; stop: () => Promise<void> }> {
   const port = await freePort();
-  for (const d of ['logs', 'tmp']) mkdirSync(path.join(dir, d), { recursive: true });
+  for (const d of ['logs', 'spool']) mkdirSync(path.join(dir, d), { recursive: true });
   const conf = path.join(dir, 'nginx.conf');
   writeFileSync(
     conf,
@@ -24,11 +24,11 @@ http {
   sendfile on;
   tcp_nopush on;
   keepalive_requests 1000000;
-  client_body_temp_path ${dir}/tmp/body;
-  proxy_temp_path ${dir}/tmp/proxy;
-  fastcgi_temp_path ${dir}/tmp/fastcgi;
-  uwsgi_temp_path ${dir}/tmp/uwsgi;
-  scgi_temp_path ${dir}/tmp/scgi;
+  client_body_temp_path ${dir}/spool/body;
+  proxy_temp_path ${dir}/spool/proxy;
+  fastcgi_temp_path ${dir}/spool/fastcgi;
+  uwsgi_temp_path ${dir}/spool/uwsgi;
+  scgi_temp_path ${dir}/spool/scgi;
   types { application/json json; }
   server {
     listen 127.0.0.1:${port};
