@@ -13,7 +13,7 @@ import { sql } from 'kysely';
 import { openDatabase } from '../src/db/index.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { createLogger } from '../src/lib/log.ts';
-import { computeGeneration } from '../src/method/index.ts';
+import { computeGeneration, loadMethodSteps } from '../src/method/index.ts';
 import { publishGeneration } from '../src/publish/index.ts';
 
 const PAYMENTS = Number(process.env.PAYMENTS ?? 1_000_000);
@@ -37,7 +37,8 @@ async function main() {
     u.searchParams.set('options', '-c search_path=bench_method');
     connection = u.toString();
   }
-  const database = await openDatabase({ databaseUrl: connection, dataDir: null });
+  // DATA_DIR: the embedded database on disk (as `run` uses it) instead of in memory.
+  const database = await openDatabase({ databaseUrl: connection, dataDir: process.env.DATA_DIR ?? null });
   const { db } = database;
   await migrate(db);
 
@@ -77,6 +78,8 @@ async function main() {
     asOf: { number: AS_OF_BLOCK, hash: `0x${'ab'.repeat(32)}`, timestamp: AS_OF_TS },
     catalogSnapshotId: snapshot.snapshot_id,
     sources: [],
+    // METHOD_DIR: try a variant of sql/method (e.g. other planner settings) on the same data.
+    ...(process.env.METHOD_DIR ? { steps: loadMethodSteps(process.env.METHOD_DIR) } : {}),
     log: createLogger(process.env.LOG_LEVEL ?? 'info'),
   });
   const computeMs = performance.now() - t2;
