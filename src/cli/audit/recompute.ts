@@ -1,3 +1,6 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import { sql } from 'kysely';
 import { buildCatalog } from '../../catalog/index.ts';
 import type { Config } from '../../config/index.ts';
@@ -21,8 +24,10 @@ export function chainOf(rows: GenerationRows, config: Config): { chainId: number
 
 /**
  * Recomputes a generation from raw chain data: the same catalog items and as-of block, the chain
- * re-indexed through RPC_URL into a scratch in-memory database, and the same method SQL. Touches
- * nothing but the scratch database, which is discarded. A RPC that cannot be reached gives a
+ * re-indexed through RPC_URL into a scratch embedded database, and the same method SQL. Touches
+ * nothing but the scratch database, which is deleted afterwards. It lives in a temporary folder
+ * rather than in memory: PGlite's in-memory file system writes large tables several times slower
+ * (docs/benchmarks.md, Method). A RPC that cannot be reached gives a
  * TemporaryError (exit 75).
  */
 export async function recomputeGeneration(
@@ -33,7 +38,8 @@ export async function recomputeGeneration(
 ): Promise<GenerationRows> {
   const { chainId, usdcAddress } = chainOf(published, config);
   const g = published.generation;
-  const scratch = await openDatabase({ dataDir: null });
+  const scratchDir = await mkdtemp(path.join(os.tmpdir(), 'x402-tally-audit-'));
+  const scratch = await openDatabase({ dataDir: scratchDir });
   try {
     await migrate(scratch.db);
     const items = published.catalogItemLines.map((line) => JSON.parse(line) as unknown);
@@ -67,5 +73,6 @@ export async function recomputeGeneration(
     return await readGenerationRows(scratch.db, generation);
   } finally {
     await scratch.close();
+    await rm(scratchDir, { recursive: true, force: true });
   }
 }
