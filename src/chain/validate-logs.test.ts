@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidResponseError } from './errors.ts';
 import { addressTopic, TRANSFER_TOPIC } from './events.ts';
+import { RpcLogSchema } from './rpc-schema.ts';
 import { validateLogs, type LogExpectation } from './validate-logs.ts';
 
 const usdc = '0x833589fcd6edb6e08f4c7c32d4f71b54bda02913';
@@ -53,5 +54,36 @@ describe('validateLogs', () => {
   it('error: a log disagreeing with a known block hash', () => {
     const known = { get: (n: bigint) => (n === 150n ? (`0x${'03'.repeat(32)}` as const) : undefined) };
     expect(() => validateLogs([log()], { ...expectation, knownHashes: known })).toThrow('disagrees with the block');
+  });
+
+  // The shape check is hand-written for speed; RpcLogSchema (zod) is the reference it must agree
+  // with, on well-formed and malformed logs alike.
+  it.each([
+    ['well formed', log()],
+    ['with blockTimestamp', log({ blockTimestamp: '0x5f5e100' })],
+    ['with removed false', log({ removed: false })],
+    ['unknown field', log({ transactionIndex: '0x3' })],
+    ['numeric blockNumber', log({ blockNumber: 150 })],
+    ['odd-length data', log({ data: '0x123' })],
+    ['non-hex data', log({ data: '0xzz' })],
+    ['short address', log({ address: '0x1234' })],
+    ['missing transactionHash', log({ transactionHash: undefined })],
+    ['short blockHash', log({ blockHash: '0x01' })],
+    ['topics not an array', log({ topics: TRANSFER_TOPIC })],
+    ['short topic', log({ topics: [TRANSFER_TOPIC, '0x01', addressTopic(seller)] })],
+    ['empty quantity', log({ logIndex: '0x' })],
+    ['null blockTimestamp', log({ blockTimestamp: null })],
+    ['string removed', log({ removed: 'no' })],
+    ['null log', null],
+    ['array as log', []],
+  ])('behavior: the shape check agrees with RpcLogSchema: %s', (_name, item) => {
+    const reference = RpcLogSchema.safeParse(item).success;
+    let malformed = false;
+    try {
+      validateLogs([item], expectation);
+    } catch (error) {
+      malformed = error instanceof InvalidResponseError && error.message.includes('malformed');
+    }
+    expect(malformed).toBe(!reference);
   });
 });
