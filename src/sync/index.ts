@@ -46,6 +46,12 @@ export interface SyncOptions {
   requestSpan?: number;
   /** Sellers per Transfer topic filter. Default 500. */
   sellerBatchSize?: number;
+  /**
+   * Seller batches synced at once (each fetching up to 2 chunks ahead). Default 4: enough queued
+   * requests to keep `concurrency` busy, while few chunks wait half-fetched in memory and the
+   * chunk writes reach the database spread out rather than all together.
+   */
+  parallelBatches?: number;
   /** Called after each stored chunk (progress display; tests stop runs here). */
   onProgress?: (progress: SyncProgress) => void;
 }
@@ -139,6 +145,7 @@ export async function syncChain(db: Kysely<Schema>, client: ChainClient, options
   // always grows from its start without gaps.
   const ahead = 2;
   const runPlan = async ({ batch, chunks }: (typeof plans)[number]) => {
+    signal.throwIfAborted(); // a batch waiting for its turn does not start after a failure
     const inflight: Promise<PaymentLogs>[] = [];
     let next = 0;
     const launch = () => {
@@ -165,9 +172,10 @@ export async function syncChain(db: Kysely<Schema>, client: ChainClient, options
       options.onProgress?.({ ranges: stats.ranges, totalRanges, fromBlock, toBlock, sellers: batch.sellers.length });
     }
   };
+  const planSlots = pLimit(options.parallelBatches ?? 4);
   const results = await Promise.allSettled(
     plans.map((p) =>
-      runPlan(p).catch((error: unknown) => {
+      planSlots(() => runPlan(p)).catch((error: unknown) => {
         failure.abort(error); // stop the other batches at their next step
         throw error;
       }),
