@@ -38,7 +38,7 @@ export interface SyncOptions {
   /** The depth the as-of was resolved with, if any (reorgs are checked on every sync anyway). */
   confirmations?: number;
   /**
-   * Blocks per chunk: the unit stored in one transaction with its coverage step. Default 100000.
+   * Blocks per chunk: the unit stored in one transaction with its coverage step. Default 200000.
    * Larger chunks mean fewer coverage updates (each rewrites every seller row of the batch).
    */
   blockRange?: number;
@@ -122,7 +122,7 @@ export async function syncChain(db: Kysely<Schema>, client: ChainClient, options
   for (const [start, group] of byStart) {
     for (const b of batches(group, options.sellerBatchSize ?? 500)) work.push({ sellers: b, start, from: backfillFrom });
   }
-  const blockRange = BigInt(options.blockRange ?? 100_000);
+  const blockRange = BigInt(options.blockRange ?? 200_000);
   const requestSpan = BigInt(options.requestSpan ?? 10_000);
   const plans = work.map((b) => ({ batch: b, chunks: alignedChunks(b.start, asOf.number, blockRange) }));
   const totalRanges = plans.reduce((n, p) => n + p.chunks.length, 0);
