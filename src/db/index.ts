@@ -1,5 +1,6 @@
 import { Kysely, PostgresDialect } from 'kysely';
 import { mkdirSync } from 'node:fs';
+import type pg from 'pg';
 import { PGliteDialect } from './pglite/dialect.ts';
 import { openPGlite } from './pglite/open.ts';
 import { openPgPool } from './pg/open.ts';
@@ -23,11 +24,22 @@ export interface DatabaseOptions {
   maxConnections?: number;
 }
 
+const pgPools = new WeakMap<Kysely<Schema>, pg.Pool>();
+
+/**
+ * The pg pool under a Postgres `db` opened by openDatabase, for what Kysely cannot send (COPY);
+ * undefined for PGlite or any other Kysely. Queries through it bypass Kysely's plugins.
+ */
+export function pgPoolOf(db: Kysely<Schema>): pg.Pool | undefined {
+  return pgPools.get(db);
+}
+
 /** Opens the database chosen by the options: pg when `databaseUrl` is set, PGlite otherwise. */
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
   if (options.databaseUrl) {
     const pool = openPgPool(options.databaseUrl, options.maxConnections);
     const db = new Kysely<Schema>({ dialect: new PostgresDialect({ pool }) });
+    pgPools.set(db, pool);
     return { db, backend: 'pg', close: () => db.destroy() };
   }
   const dataDir = options.dataDir === undefined ? './.data' : options.dataDir;
