@@ -55,12 +55,12 @@ const byLog = (a: { txHash: string; logIndex: number; blockHash: string }, b: ty
 // Postgres array literal needs no quoting: built here and cast with `::text::T[]`, it spares the
 // driver's per-element escaping (the largest client cost of a chunk write). The one check over the
 // joined text keeps anything else (a quote, a brace, a comma inside a value) from reaching SQL.
-const SAFE_ELEMENTS = /^[0-9a-zA-Z,]*$/;
+const UNSAFE_ELEMENT = /[^0-9a-zA-Z,]/; // searching for a bad character: 1.5x faster than matching all
 function arrayLiteral<T>(rows: readonly T[], value: (row: T) => string | number | bigint): string {
   const parts = new Array<string>(rows.length);
   for (let i = 0; i < rows.length; i++) parts[i] = String(value(rows[i]!));
   const text = parts.join(',');
-  if (!SAFE_ELEMENTS.test(text) || parts.some((p) => p.length === 0)) throw new TypeError('a stored value is not hex or a decimal integer');
+  if (UNSAFE_ELEMENT.test(text) || parts.some((p) => p.length === 0)) throw new TypeError('a stored value is not hex or a decimal integer');
   return `{${text}}`;
 }
 
@@ -157,11 +157,11 @@ const INSERT_STAGED = `
 
 // COPY text format: tab-separated, one row a line. Every value is hex or a decimal integer, so
 // nothing needs escaping; the one check over the text keeps anything else out (as arrayLiteral).
-const SAFE_COPY = /^[0-9a-zA-Z\t\n]*$/;
+const UNSAFE_COPY = /[^0-9a-zA-Z\t\n]/;
 function copyText<T>(rows: readonly T[], row: (r: T) => string): string {
   let text = '';
   for (const r of rows) text += `${row(r)}\n`;
-  if (!SAFE_COPY.test(text)) throw new TypeError('a stored value is not hex or a decimal integer');
+  if (UNSAFE_COPY.test(text)) throw new TypeError('a stored value is not hex or a decimal integer');
   return text;
 }
 
