@@ -78,12 +78,10 @@ function buildChain(): FakeChain {
 if (positionals[0] === 'serve') {
   const chain = buildChain();
   // The server records the eth_getLogs calls it answers (outside the indexer's memory) and hands
-  // them over after the sync, for the bare replay. It keeps the parsed params and serializes them
-  // only at the hand-over: serializing each call as it came (about 175 MB of topic filters) cost
-  // the server, the bottleneck of both measurements, CPU in the indexer's timing only.
-  const recorded: unknown[] = [];
+  // them over after the sync, for the bare replay.
+  const recorded: string[] = [];
   const server = await serveJsonRpc((m, p) => {
-    if (m === 'eth_getLogs' && recording) recorded.push(p);
+    if (m === 'eth_getLogs' && recording) recorded.push(JSON.stringify(p));
     return chain.call(m, p);
   });
   let recording = true;
@@ -91,7 +89,7 @@ if (positionals[0] === 'serve') {
     if (msg === 'calls') {
       recording = false;
       const file = path.join(os.tmpdir(), `x402-bench-calls-${process.pid}.ndjson`);
-      writeFileSync(file, recorded.map((p) => JSON.stringify(p)).join('\n'));
+      writeFileSync(file, recorded.join('\n'));
       process.send!({ file });
     }
   });
