@@ -12,13 +12,12 @@
  * and bench/out/api.json.
  */
 import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
-import { sql } from 'kysely';
 import { openDatabase } from '../src/db/index.ts';
+import { createScratchSchema } from '../src/db/scratch-schema.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { projectRoot } from '../src/lib/paths.ts';
 import { runPaced, runWrk, type WrkResult } from './api/load.ts';
@@ -35,18 +34,14 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const RATE = 1000;
 const LISTINGS = 50_000;
 
-const schema = `bench_api_${randomBytes(4).toString('hex')}`;
-const admin = await openDatabase({ databaseUrl: base, maxConnections: 1 });
-await sql.raw(`create schema ${schema}`).execute(admin.db);
-const url = new URL(base);
-url.searchParams.set('options', `-c search_path=${schema}`);
+const scratch = await createScratchSchema(base, 'bench_api');
 const work = mkdtempSync(path.join(os.tmpdir(), 'x402-tally-bench-api-'));
 // nginx workers may run as an unprivileged user: the served files must be world-readable.
 chmodSync(work, 0o755);
 const stops: (() => Promise<void>)[] = [];
 
 try {
-  const database = await openDatabase({ databaseUrl: url.toString(), maxConnections: 2 });
+  const database = await openDatabase({ databaseUrl: scratch.url, maxConnections: 2 });
   stops.push(() => database.close());
   await migrate(database.db);
   const seedStart = performance.now();
@@ -57,7 +52,7 @@ try {
 
   // The API in its own process, as `serve` runs it.
   const server = spawn(process.execPath, ['--import', 'tsx', path.join(projectRoot, 'bench/api/server.ts')], {
-    env: { ...process.env, BENCH_API_DATABASE_URL: url.toString() },
+    env: { ...process.env, BENCH_API_DATABASE_URL: scratch.url },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   stops.push(() => new Promise((resolve) => (server.once('exit', () => resolve()), server.kill('SIGTERM'))));
@@ -127,7 +122,6 @@ try {
   writeFileSync(path.join(projectRoot, 'bench/out/api.json'), JSON.stringify({ seconds: SECONDS, connections: CONNECTIONS, rows, cold, coldPaced }, null, 2));
 } finally {
   for (const stop of stops.reverse()) await stop().catch(() => {});
-  await sql.raw(`drop schema ${schema} cascade`).execute(admin.db);
-  await admin.close();
+  await scratch.drop();
   rmSync(work, { recursive: true, force: true });
 }

@@ -6,13 +6,12 @@
  *
  *   npx tsx bench/catalog-ingest.ts [catalog.json]
  */
-import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import { sql } from 'kysely';
 import { performance } from 'node:perf_hooks';
 import { BASE_CHAIN_ID, BASE_USDC } from '../src/config/index.ts';
 import { openDatabase } from '../src/db/index.ts';
 import { migrate } from '../src/db/migrate.ts';
+import { createScratchSchema } from '../src/db/scratch-schema.ts';
 import { projectRoot } from '../src/lib/paths.ts';
 import { readCatalog, storeCatalogSnapshot } from '../src/catalog/index.ts';
 
@@ -23,16 +22,8 @@ const round = (ms: number) => Math.round(ms * 10) / 10;
 
 // On Postgres, a schema of its own so that the bench never writes into tables others use.
 const baseUrl = process.env.DATABASE_URL;
-const schema = `bench_catalog_${randomBytes(4).toString('hex')}`;
-let url: string | undefined;
-if (baseUrl) {
-  const admin = await openDatabase({ databaseUrl: baseUrl, maxConnections: 1 });
-  await sql.raw(`create schema ${schema}`).execute(admin.db);
-  await admin.close();
-  const u = new URL(baseUrl);
-  u.searchParams.set('options', `-c search_path=${schema}`);
-  url = u.toString();
-}
+const scratch = baseUrl ? await createScratchSchema(baseUrl, 'bench_catalog') : undefined;
+const url = scratch?.url;
 const tOpen = performance.now();
 const database = await openDatabase({ databaseUrl: url, dataDir: null });
 try {
@@ -56,9 +47,5 @@ try {
   }, null, 1));
 } finally {
   await database.close();
-  if (baseUrl) {
-    const admin = await openDatabase({ databaseUrl: baseUrl, maxConnections: 1 });
-    await sql.raw(`drop schema ${schema} cascade`).execute(admin.db);
-    await admin.close();
-  }
+  await scratch?.drop();
 }

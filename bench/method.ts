@@ -7,11 +7,12 @@
  *   npx tsx bench/method.ts                                                       # embedded PGlite
  *   PAYMENTS=200000 npx tsx bench/method.ts                                       # smaller run
  *
- * On Postgres it works in a schema of its own (bench_method), dropped at the end.
+ * On Postgres it works in a schema of its own (bench_method_<hex>), dropped at the end.
  */
 import { sql } from 'kysely';
 import { openDatabase } from '../src/db/index.ts';
 import { migrate } from '../src/db/migrate.ts';
+import { createScratchSchema } from '../src/db/scratch-schema.ts';
 import { createLogger } from '../src/lib/log.ts';
 import { computeGeneration, loadMethodSteps } from '../src/method/index.ts';
 import { publishGeneration } from '../src/publish/index.ts';
@@ -28,15 +29,10 @@ const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsa
 
 async function main() {
   const url = process.env.DATABASE_URL;
-  let connection = url;
-  if (url) {
-    const admin = await openDatabase({ databaseUrl: url, maxConnections: 1 });
-    await sql.raw('drop schema if exists bench_method cascade; create schema bench_method').execute(admin.db);
-    await admin.close();
-    const u = new URL(url);
-    u.searchParams.set('options', '-c search_path=bench_method');
-    connection = u.toString();
-  }
+  // On Postgres, a schema of its own (dropped at the end unless KEEP is set).
+  const scratch = url ? await createScratchSchema(url, 'bench_method') : undefined;
+  if (scratch) console.error(`schema ${scratch.name}`);
+  const connection = scratch?.url;
   // DATA_DIR: the embedded database on disk (as `run` uses it) instead of in memory.
   const database = await openDatabase({ databaseUrl: connection, dataDir: process.env.DATA_DIR ?? null });
   const { db } = database;
@@ -109,11 +105,7 @@ async function main() {
   };
   console.log(JSON.stringify(result, null, 2));
   await database.close();
-  if (url && !process.env.KEEP) {
-    const admin = await openDatabase({ databaseUrl: url, maxConnections: 1 });
-    await sql.raw('drop schema bench_method cascade').execute(admin.db);
-    await admin.close();
-  }
+  if (!process.env.KEEP) await scratch?.drop();
 }
 
 await main();

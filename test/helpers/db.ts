@@ -1,7 +1,6 @@
-import { randomBytes } from 'node:crypto';
-import { sql } from 'kysely';
 import { openDatabase, type Database } from '../../src/db/index.ts';
 import { migrate } from '../../src/db/migrate.ts';
+import { createScratchSchema } from '../../src/db/scratch-schema.ts';
 
 /**
  * The backends every database test runs on: the embedded PGlite always, and real Postgres when
@@ -26,18 +25,9 @@ export async function freshDatabase(backend: 'pglite' | 'pg', options: { migrate
   if (backend === 'pg') {
     const base = process.env.TEST_DATABASE_URL;
     if (!base) throw new Error('TEST_DATABASE_URL is not set');
-    const schema = `t_${randomBytes(6).toString('hex')}`;
-    const admin = await openDatabase({ databaseUrl: base, maxConnections: 1 });
-    await sql.raw(`create schema ${schema}`).execute(admin.db);
-    await admin.close();
-    const u = new URL(base);
-    u.searchParams.set('options', `-c search_path=${schema}`);
-    url = u.toString();
-    dropSchema = async () => {
-      const a = await openDatabase({ databaseUrl: base, maxConnections: 1 });
-      await sql.raw(`drop schema ${schema} cascade`).execute(a.db);
-      await a.close();
-    };
+    const scratch = await createScratchSchema(base, 't');
+    url = scratch.url;
+    dropSchema = scratch.drop;
   }
   const database = await openDatabase({ databaseUrl: url, dataDir: null });
   if (options.migrate !== false) await migrate(database.db);
