@@ -44,17 +44,22 @@ async function main() {
     .values({ source: 'bench', fetched_at: new Date(), sha256: '0'.repeat(64), items_count: LISTINGS, listings_count: LISTINGS, rejected_count: 0 })
     .returning('snapshot_id')
     .executeTakeFirstOrThrow();
-  const seller = (expr: string) => `'0x' || lpad(to_hex(${expr}), 40, '0')`;
+  // Hashes and addresses look like real ones (uniformly random hex, from sha256 of a counter), not
+  // zero-padded counters: sorts and hash tables behave on them as on chain data (a shared
+  // '0x000000..' prefix would defeat Postgres' abbreviated sort keys).
+  const hex = (tag: string, expr: string, chars: number) =>
+    `'0x' || left(encode(sha256(convert_to('${tag}' || (${expr}), 'UTF8')), 'hex'), ${chars})`;
+  const seller = (expr: string) => hex('seller', expr, 40);
   await sql.raw(`
     insert into catalog_listings
-    select ${snapshot.snapshot_id}, lpad(to_hex(i), 64, '0'), i, 0, 'https://s' || i || '.example.com/api', 'base', 'eip155:8453',
+    select ${snapshot.snapshot_id}, encode(sha256(convert_to('listing' || i, 'UTF8')), 'hex'), i, 0, 'https://s' || i || '.example.com/api', 'base', 'eip155:8453',
            ${seller(`i % ${SELLERS} + 1`)}, '${USDC}', 'base_usdc', ${seller(`i % ${SELLERS} + 1`)}, 'Listing ' || i, null,
            (array['inference','data-access','other','search-retrieval','media-generation'])[i % 5 + 1], 'auto'
       from generate_series(1, ${LISTINGS}) i;
     -- payments spread over the 30-day window; a block every 2 s ending at the as-of block
     insert into usdc_transfers
-    select '0x' || lpad(to_hex(i), 64, '0'), 1, '0x' || lpad(to_hex(b), 64, '0'), b, ${AS_OF_TS} - (${AS_OF_BLOCK} - b) * 2,
-           '0x' || lpad(to_hex(1000000 + i % 50000), 40, '0'), ${seller(`i % ${SELLERS} + 1`)}, 1000 + i % 99991, 1, null
+    select ${hex('tx', 'i', 64)}, 1, ${hex('block', 'b', 64)}, b, ${AS_OF_TS} - (${AS_OF_BLOCK} - b) * 2,
+           ${hex('payer', 'i % 50000', 40)}, ${seller(`i % ${SELLERS} + 1`)}, 1000 + i % 99991, 1, null, true
       from (select i, ${AS_OF_BLOCK} - (i::bigint * 1296000 / ${PAYMENTS}) as b from generate_series(1, ${PAYMENTS}) i) s;
     insert into usdc_authorizations
     select tx_hash, 0, block_hash, block_number, from_address, tx_hash, 1, null from usdc_transfers;

@@ -27,31 +27,35 @@ select g.generation,
   from generations g
  where g.generation = current_setting('x402tally.generation')::int;
 
--- The sellers of the catalog: one row per seller_address of a base_usdc listing.
+-- The sellers of the catalog: one row per seller_address of a base_usdc listing, numbered in
+-- byte order of the address. The steps below group and sort payments by this number rather than
+-- by the 42-character address (on the 1M-payment benchmark, a per-seller pass over the payments
+-- takes half the time): seller_id order is address order.
 create temp table m_catalog_sellers on commit drop as
-select l.seller_address collate "C"                           as seller_address,
-       count(*)::int                                            as listing_count,
-       array_agg(distinct l.category order by l.category)       as categories
-  from catalog_listings l
- where l.snapshot_id = (select catalog_snapshot_id from m_gen)
-   and l.verifiability = 'base_usdc'
- group by l.seller_address;
+select (row_number() over (order by c.seller_address))::int    as seller_id,
+       c.*
+  from (select l.seller_address collate "C"                     as seller_address,
+               count(*)::int                                      as listing_count,
+               array_agg(distinct l.category order by l.category) as categories
+          from catalog_listings l
+         where l.snapshot_id = (select catalog_snapshot_id from m_gen)
+           and l.verifiability = 'base_usdc'
+         group by l.seller_address) c;
 
 -- Verified payments (rules 1-4, the view generation_payments) from the start of the market's
 -- first day up to the as-of block, with the evidence line of each. Text compares in byte order
 -- ("C"): the order the digests are defined in, and the fast one for sorting and grouping.
 create temp table m_payments on commit drop as
-select p.tx_hash,
-       p.log_index,
+select c.seller_id,
        p.block_number,
        p.block_timestamp,
        p.payer          collate "C" as payer,
-       p.seller_address collate "C" as seller_address,
        p.value,
        p.in_window,
        (p.tx_hash || ':' || p.log_index || ':' || p.payer || ':' || p.seller_address || ':' || p.value || E'\n')
          collate "C" as evidence_line
   from generation_payments p
+  join m_catalog_sellers c on c.seller_address = p.seller_address
  where p.generation = (select generation from m_gen);
 
 analyze m_payments;

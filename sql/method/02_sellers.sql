@@ -9,7 +9,7 @@ insert into gen_sellers (
 -- (m_payments is read twice below rather than through a shared CTE: a CTE used twice would be
 -- copied once more in full)
 with per_seller as (
-  select seller_address,
+  select seller_id,
          count(*)::int                                          as payments,
          sum(value)                                             as revenue,
          -- lower median: the smallest value whose cumulative share reaches one half
@@ -22,19 +22,20 @@ with per_seller as (
            string_agg(evidence_line, '' order by evidence_line collate "C"), 'UTF8')), 'hex') as digest
     from m_payments
    where in_window
-   group by seller_address
+   group by seller_id
 ),
 -- one row per (seller, payer): gives both the distinct payer count and the top payer's sum
 per_payer as (
-  select seller_address, count(*)::int as payers, max(payer_sum) as top_sum
-    from (select seller_address, payer, sum(value) as payer_sum
+  select seller_id, count(*)::int as payers, max(payer_sum) as top_sum
+    from (select seller_id, payer, sum(value) as payer_sum
             from m_payments
            where in_window
-           group by seller_address, payer) by_payer
-   group by seller_address
+           group by seller_id, payer) by_payer
+   group by seller_id
 ),
 metrics as (
-  select c.seller_address,
+  select c.seller_id,
+         c.seller_address,
          c.listing_count,
          c.categories,
          coalesce(p.payments, 0)                                as payments,
@@ -45,8 +46,8 @@ metrics as (
          coalesce(p.digest, encode(sha256(''::bytea), 'hex'))   as digest,
          coalesce(t.top_sum, 0)                                 as top_sum
     from m_catalog_sellers c
-    left join per_seller p using (seller_address)
-    left join per_payer t using (seller_address)
+    left join per_seller p using (seller_id)
+    left join per_payer t using (seller_id)
 ),
 judged as (
   select m.*,
@@ -79,7 +80,7 @@ select (select generation from m_gen),
        case when evidence_state = 'verified'
             then row_number() over (order by (evidence_state = 'verified') desc,
                                              revenue desc,
-                                             seller_address collate "C")
+                                             seller_id)  -- = seller_address in byte order
        end,
        categories,
        digest,

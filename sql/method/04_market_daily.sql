@@ -35,7 +35,7 @@ per_day as (
          count(*)::int                                                  as payments,
          sum(value)                                                     as volume,
          count(distinct payer)::int                                     as payers,
-         count(distinct seller_address)::int                           as sellers_paid,
+         count(distinct seller_id)::int                                as sellers_paid,
          percentile_disc(0.5) within group (order by value)             as median
     from m_payments
    group by 1

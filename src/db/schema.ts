@@ -70,6 +70,8 @@ export interface UsdcTransfersTable {
   value: Micro;
   added_seq: Int8;
   removed_seq: Int8 | null;
+  /** Rule 3: the transaction holds an AuthorizationUsed by `from_address` (migration 0003). */
+  authorized: boolean;
 }
 
 export interface UsdcAuthorizationsTable {

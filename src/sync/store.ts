@@ -43,6 +43,17 @@ export interface ChunkWrite {
 
 const str = (v: bigint | number) => v.toString();
 
+/**
+ * Rule 3 of a verified payment (docs/METHOD.md), for the transfer `u` of a chunk: its transaction
+ * (same tx_hash and block_hash) holds an AuthorizationUsed whose authorizer is the transfer's
+ * `from`. Read against the chunk's own authorizations (`from` names them: columns tx, h, au):
+ * fetchPaymentLogs returns, with every transfer, the AuthorizationUsed logs of its transaction, so
+ * they are always in the same chunk. Stored as usdc_transfers.authorized (migration 0003), which
+ * the view generation_payments reads.
+ */
+// (`in`, not a correlated `exists`: Postgres runs it as one hashed lookup table per statement.)
+const AUTHORIZED = (from: string) => `(u.tx, u.h, u.f) in (select tx, h, au from ${from})`;
+
 // Lock order for concurrent chunks: (block_number, block_hash) and (tx_hash, log_index,
 // block_hash), compared field by field (hashes are fixed-length lowercase hex, so string order is
 // byte order) instead of through concatenated keys, which cost a string per comparison.
@@ -90,10 +101,16 @@ export async function storeChunk(db: Kysely<Schema>, write: ChunkWrite): Promise
         from unnest(${b((x) => x.number)}::text::int8[], ${b((x) => x.hash)}::text::text[],
                     ${b((x) => x.timestamp)}::text::int8[]) as u(n, h, ts)
       on conflict do nothing
+    ), sa as (
+      select *
+        from unnest(${a((x) => x.txHash)}::text::text[], ${a((x) => x.logIndex)}::text::int4[],
+                    ${a((x) => x.blockHash)}::text::text[], ${a((x) => x.blockNumber)}::text::int8[],
+                    ${a((x) => x.authorizer)}::text::text[], ${a((x) => x.nonce)}::text::text[])
+             as u(tx, li, h, n, au, no)
     ), t as (
       insert into usdc_transfers (tx_hash, log_index, block_hash, block_number, block_timestamp,
-                                  from_address, to_address, value, added_seq)
-      select tx, li, h, n, ts, f, t, v, ${seq}::int8
+                                  from_address, to_address, value, added_seq, authorized)
+      select u.tx, u.li, u.h, u.n, u.ts, u.f, u.t, u.v, ${seq}::int8, ${sql.raw(AUTHORIZED('sa'))}
         from unnest(${t((x) => x.txHash)}::text::text[], ${t((x) => x.logIndex)}::text::int4[],
                     ${t((x) => x.blockHash)}::text::text[], ${t((x) => x.blockNumber)}::text::int8[],
                     ${t((x) => x.blockTimestamp)}::text::int8[], ${t((x) => x.from)}::text::text[],
@@ -103,11 +120,7 @@ export async function storeChunk(db: Kysely<Schema>, write: ChunkWrite): Promise
       returning 1
     ), a as (
       insert into usdc_authorizations (tx_hash, log_index, block_hash, block_number, authorizer, nonce, added_seq)
-      select tx, li, h, n, au, no, ${seq}::int8
-        from unnest(${a((x) => x.txHash)}::text::text[], ${a((x) => x.logIndex)}::text::int4[],
-                    ${a((x) => x.blockHash)}::text::text[], ${a((x) => x.blockNumber)}::text::int8[],
-                    ${a((x) => x.authorizer)}::text::text[], ${a((x) => x.nonce)}::text::text[])
-             as u(tx, li, h, n, au, no)
+      select tx, li, h, n, au, no, ${seq}::int8 from sa
       on conflict do nothing
       returning 1
     ), c as (
@@ -138,8 +151,9 @@ const INSERT_STAGED = `
     on conflict do nothing
   ), t as (
     insert into usdc_transfers (tx_hash, log_index, block_hash, block_number, block_timestamp,
-                                from_address, to_address, value, added_seq)
-    select tx, li, h, n, ts, f, t, v, $1::int8 from x402_stage_transfers order by tx, li, h
+                                from_address, to_address, value, added_seq, authorized)
+    select u.tx, u.li, u.h, u.n, u.ts, u.f, u.t, u.v, $1::int8, ${AUTHORIZED('x402_stage_authorizations')}
+      from x402_stage_transfers u order by u.tx, u.li, u.h
     on conflict do nothing
     returning 1
   ), a as (

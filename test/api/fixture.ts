@@ -125,7 +125,7 @@ export async function insertChainAndCatalog(db: Kysely<Schema>): Promise<bigint>
     .insertInto('usdc_transfers')
     .values(all.map((p) => ({
       tx_hash: txHash(p.tx), log_index: p.log, block_hash: blockHash(p.block), block_number: p.block, block_timestamp: tsOf(p.block),
-      from_address: p.payer, to_address: p.seller, value: p.value, added_seq: 1,
+      from_address: p.payer, to_address: p.seller, value: p.value, added_seq: 1, authorized: p.auth !== false,
     })))
     .execute();
   await db

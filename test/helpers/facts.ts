@@ -69,19 +69,25 @@ export function blockHash(block: bigint): string {
   return `0x${block.toString(16).padStart(64, 'b')}`;
 }
 
-/** Stores transfers (and their authorizations) with one statement per table (unnest arrays). */
+/**
+ * Stores transfers (and their authorizations) with one statement per table (unnest arrays), each
+ * transfer with `authorized` as the indexer sets it: its own transaction holds an AuthorizationUsed
+ * by its `from` (rule 3; here, the fixture's `authorizer` equals `from`).
+ */
 export async function insertTransfers(db: Kysely<Schema>, transfers: FixtureTransfer[]): Promise<void> {
   if (transfers.length === 0) return;
   const col = <T>(f: (t: FixtureTransfer) => T) => transfers.map(f);
   await sql`
     insert into usdc_transfers (tx_hash, log_index, block_hash, block_number, block_timestamp,
-                                from_address, to_address, value, added_seq, removed_seq)
-    select * from unnest(${col((t) => t.tx)}::text[], ${col((t) => t.logIndex)}::int[],
+                                from_address, to_address, value, added_seq, removed_seq, authorized)
+    select tx, li, h, n, ts, f, t, v, added, removed, coalesce(au = f, false) from unnest(${col((t) => t.tx)}::text[], ${col((t) => t.logIndex)}::int[],
                          ${col((t) => blockHash(t.block))}::text[], ${col((t) => t.block.toString())}::bigint[],
                          ${col((t) => t.ts.toString())}::bigint[], ${col((t) => t.from)}::text[],
                          ${col((t) => t.to)}::text[], ${col((t) => t.value.toString())}::numeric[],
                          ${col((t) => (t.addedSeq ?? 1n).toString())}::bigint[],
-                         ${col((t) => (t.removedSeq == null ? null : t.removedSeq.toString()))}::bigint[])`.execute(db);
+                         ${col((t) => (t.removedSeq == null ? null : t.removedSeq.toString()))}::bigint[],
+                         ${col((t) => t.authorizer)}::text[])
+           as u(tx, li, h, n, ts, f, t, v, added, removed, au)`.execute(db);
   const auth = transfers.filter((t) => t.authorizer !== null);
   if (auth.length === 0) return;
   const a = <T>(f: (t: FixtureTransfer) => T) => auth.map(f);
