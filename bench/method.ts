@@ -65,8 +65,10 @@ async function main() {
     select tx_hash, 0, block_hash, block_number, from_address, tx_hash, 1, null from usdc_transfers;
     insert into seller_coverage
     select ${seller('s')}, 0, 0, ${AS_OF_BLOCK} from generate_series(1, ${SELLERS}) s;
-    analyze;
   `).execute(db);
+  // The facts of a real window were written over 30 days and long since vacuumed (hint bits set,
+  // statistics current); without this the first scan of the method pays for writing hint bits.
+  await sql`vacuum analyze`.execute(db);
   const loadMs = performance.now() - t0;
 
   const t1 = performance.now();
