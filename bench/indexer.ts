@@ -9,7 +9,7 @@
  *   (options: --payments N --sellers N --days N --concurrency N)
  */
 import { fork } from 'node:child_process';
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -86,6 +86,7 @@ if (positionals[0] === 'serve') {
   });
   let recording = true;
   process.on('message', (msg) => {
+    if (msg === 'cpu') process.send!({ cpu: process.cpuUsage() });
     if (msg === 'calls') {
       recording = false;
       const file = path.join(os.tmpdir(), `x402-bench-calls-${process.pid}.ndjson`);
@@ -118,6 +119,14 @@ async function main() {
     peakRss = Math.max(peakRss, process.memoryUsage.rss());
     peakHeap = Math.max(peakHeap, process.memoryUsage().heapUsed);
   }, 50);
+  // The server's CPU time (its own process) over the sync and over the bare replay.
+  const serverCpu = async () => {
+    child.send('cpu');
+    const { cpu } = await new Promise<{ cpu: NodeJS.CpuUsage }>((resolve) => child.once('message', resolve as never));
+    return (cpu.user + cpu.system) / 1e6;
+  };
+  const serverCpu0 = await serverCpu();
+  const postgresCpu0 = postgresCpuSeconds();
   const cpuStart = process.cpuUsage();
   const start = performance.now();
   const stats = await syncChain(db.db, client, {
@@ -133,12 +142,15 @@ async function main() {
   clearInterval(sampler);
   peakRss = Math.max(peakRss, process.memoryUsage.rss());
 
+  const serverCpu1 = await serverCpu();
+  const postgresCpu1 = postgresCpuSeconds();
   // The same eth_getLogs calls alone: no validation, no decoding, no storage.
   child.send('calls');
   const { file } = await new Promise<{ file: string }>((resolve) => child.once('message', resolve as never));
   const calls = readFileSync(file, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as unknown[]);
   rmSync(file);
   const limit = pLimit(concurrency);
+  const bareCpuStart = process.cpuUsage();
   const bareStart = performance.now();
   let bareLogs = 0;
   await Promise.all(
@@ -150,6 +162,8 @@ async function main() {
     ),
   );
   const bareMs = performance.now() - bareStart;
+  const bareCpu = process.cpuUsage(bareCpuStart);
+  const serverCpu2 = await serverCpu();
 
   const check = await sql<{ payments: bigint; distinct_payments: bigint }>`
     select count(*) as payments, count(distinct (t.tx_hash, t.log_index)) as distinct_payments
@@ -174,9 +188,40 @@ async function main() {
     peakRssMB: Math.round(peakRss / 2 ** 20),
     peakHeapUsedMB: Math.round(peakHeap / 2 ** 20),
     indexerCpuSeconds: +((cpu.user + cpu.system) / 1e6).toFixed(2),
+    serverCpuSecondsDuringSync: +(serverCpu1 - serverCpu0).toFixed(2),
+    postgresCpuSecondsDuringSync: postgresCpu0 === null || postgresCpu1 === null ? null : +(postgresCpu1 - postgresCpu0).toFixed(2),
+    bareClientCpuSeconds: +((bareCpu.user + bareCpu.system) / 1e6).toFixed(2),
+    serverCpuSecondsDuringBare: +(serverCpu2 - serverCpu1).toFixed(2),
   };
   console.log(JSON.stringify(result, null, 2));
   await db.close();
   child.kill();
   if (payments !== PAYMENTS || !result.storedOnce) process.exitCode = 1;
+}
+
+/**
+ * CPU seconds used so far by the processes named `postgres` on this machine (Linux /proc; null
+ * elsewhere): the local server's share of the sync. Backends that exit in between are missed, so
+ * it is a lower bound; the sync's connections live through it.
+ */
+function postgresCpuSeconds(): number | null {
+  try {
+    const ticks = 100; // USER_HZ on Linux
+    let total = 0;
+    for (const pid of readdirSync('/proc')) {
+      if (!/^\d+$/.test(pid)) continue;
+      try {
+        const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+        const close = stat.lastIndexOf(')');
+        if (!stat.slice(stat.indexOf('(') + 1, close).startsWith('postgres')) continue;
+        const fields = stat.slice(close + 2).split(' ');
+        total += Number(fields[11]) + Number(fields[12]); // utime, stime
+      } catch {
+        // the process ended meanwhile
+      }
+    }
+    return total / ticks;
+  } catch {
+    return null;
+  }
 }

@@ -169,13 +169,14 @@ const INSERT_STAGED = `
   )
   select (select count(*) from t)::int4 as transfers, (select count(*) from a)::int4 as authorizations`;
 
-// COPY text format: tab-separated, one row a line. Every value is hex or a decimal integer, so
-// nothing needs escaping; the one check over the text keeps anything else out (as arrayLiteral).
-const UNSAFE_COPY = /[^0-9a-zA-Z\t\n]/;
+// COPY text format: tab-separated, one row a line. Nothing needs escaping, by construction: the
+// string fields (hashes, addresses, nonces) are the decoder's lowercase copies of fields that
+// validateLogs matched against /^0x[0-9a-fA-F]{n}$/, and the rest are bigints and numbers. (A
+// second scan of the whole text for a stray character, kept until 2026-11-23, cost ~0.4 s of the
+// indexer's ~12 CPU-s on bench/indexer.ts and could not fail on validated input.)
 function copyText<T>(rows: readonly T[], row: (r: T) => string): string {
   let text = '';
   for (const r of rows) text += `${row(r)}\n`;
-  if (UNSAFE_COPY.test(text)) throw new TypeError('a stored value is not hex or a decimal integer');
   return text;
 }
 
