@@ -3,6 +3,7 @@ import { redactUrl } from '../config/redact.ts';
 import { TallyError, TemporaryError } from '../lib/errors.ts';
 import { silentLogger, type Logger } from '../lib/log.ts';
 import { describeError, retryAfterMs, shouldRetry } from './errors.ts';
+import { createNodeFetch } from './node-fetch.ts';
 
 export interface ChainClientOptions {
   /** JSON-RPC URLs in fallback order (the first that answers wins). Kept private: never logged. */
@@ -54,7 +55,8 @@ export function createChainClient(options: ChainClientOptions): ChainClient {
   const retryCount = options.retryCount ?? 5;
   const retryDelayMs = options.retryDelayMs ?? 250;
   const log = options.log ?? silentLogger;
-  const transports = urls.map((url) => http(url, { retryCount: 0, timeout })({ retryCount: 0 }).request as EIP1193RequestFn);
+  const fetchFn = createNodeFetch();
+  const transports = urls.map((url) => http(url, { retryCount: 0, timeout, fetchFn })({ retryCount: 0 }).request as EIP1193RequestFn);
 
   async function request<T>(method: string, params: readonly unknown[], ro: RequestOptions<T> = {}): Promise<T> {
     for (let round = 0; ; round++) {

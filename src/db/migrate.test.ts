@@ -27,6 +27,36 @@ describe.each(backends())('migrate on $backend', ({ backend }) => {
     expect(status.pending.map((m) => m.version)).toEqual(files.slice(1).map((m) => m.version));
   });
 
+  it('behavior: migration 0003 marks the stored transfers that rule 3 admits, and only those', async () => {
+    database = await freshDatabase(backend, { migrate: false });
+    const files = loadMigrations();
+    await migrate(database.db, files.filter((m) => m.version < 3));
+    const hash = (c: string) => `0x${c.repeat(64)}`;
+    const [payer, other, seller] = ['0x' + '1'.repeat(40), '0x' + '2'.repeat(40), '0x' + '3'.repeat(40)];
+    // tx a: authorized by its payer; tx b: a plain transfer; tx c: an authorization by someone
+    // else; tx d: the payer's authorization, but recorded in another block (a reorged copy).
+    await sql`
+      insert into usdc_transfers (tx_hash, log_index, block_hash, block_number, block_timestamp, from_address, to_address, value, added_seq)
+      values (${hash('a')}, 1, ${hash('1')}, 1, 100, ${payer}, ${seller}, 5, 1),
+             (${hash('b')}, 1, ${hash('1')}, 1, 100, ${payer}, ${seller}, 5, 1),
+             (${hash('c')}, 1, ${hash('1')}, 1, 100, ${payer}, ${seller}, 5, 1),
+             (${hash('d')}, 1, ${hash('1')}, 1, 100, ${payer}, ${seller}, 5, 1)`.execute(database.db);
+    await sql`
+      insert into usdc_authorizations (tx_hash, log_index, block_hash, block_number, authorizer, nonce, added_seq)
+      values (${hash('a')}, 0, ${hash('1')}, 1, ${payer}, ${hash('0')}, 1),
+             (${hash('c')}, 0, ${hash('1')}, 1, ${other}, ${hash('0')}, 1),
+             (${hash('d')}, 0, ${hash('2')}, 1, ${payer}, ${hash('0')}, 1)`.execute(database.db);
+    await migrate(database.db);
+    const { rows } = await sql<{ tx: string; authorized: boolean }>`
+      select left(tx_hash, 3) as tx, authorized from usdc_transfers order by tx_hash`.execute(database.db);
+    expect(rows).toEqual([
+      { tx: '0xa', authorized: true },
+      { tx: '0xb', authorized: false },
+      { tx: '0xc', authorized: false },
+      { tx: '0xd', authorized: false },
+    ]);
+  });
+
   it('error: a failing migration leaves no bookkeeping row and none of its changes', async () => {
     database = await freshDatabase(backend, { migrate: false });
     const broken = [{ version: 9001, name: 'broken', sql: 'create table half_done (x int); select 1/0;' }];
