@@ -11,10 +11,12 @@ export interface ReorgResult {
 }
 
 /**
- * Finds stored blocks (at or below the as-of block) that are no longer canonical and rolls their
+ * Finds stored blocks (above the as-of block too) that are no longer canonical and rolls their
  * facts back: chain_blocks, usdc_transfers and usdc_authorizations rows of those blocks get
  * removed_seq = runSeq (never deleted: published generations keep seeing their rows), and every
- * seller's coverage is pulled back below the fork, so the sync fetches the new branch. Walks the
+ * seller's coverage is pulled back to the newest stored block still canonical, so the sync fetches
+ * the new branch from there (a log that was orphaned and is canonical again is stored again, as a
+ * new row: migration 0004). Walks the
  * stored blocks from the newest down and stops at the first one still canonical (everything below
  * a canonical block is canonical). Usually one request. Safe to re-run.
  */
@@ -25,11 +27,15 @@ export async function rollbackReorgs(
 ): Promise<ReorgResult> {
   const run = options.run ?? ((fn) => fn());
   const orphaned: { number: bigint; hash: string }[] = [];
-  let below = options.asOf.number + 1n;
+  // From the newest stored block down, above the as-of block too: a run whose as-of point is
+  // lower than an earlier run's (the chain went back to a shorter branch) must not leave the
+  // earlier branch's rows live for a later generation to count.
+  let below = null as bigint | null;
+  let canonicalAt: bigint | undefined;
   for (let pageSize = 1; ; pageSize = 64) {
     const { rows } = await sql<{ block_number: bigint; block_hash: string }>`
       select block_number, block_hash from chain_blocks
-       where removed_seq is null and block_number < ${below.toString()}::int8
+       where removed_seq is null and (${below?.toString() ?? null}::int8 is null or block_number < ${below?.toString() ?? null}::int8)
        order by block_number desc, block_hash
        limit ${pageSize}`.execute(db);
     if (rows.length === 0) break;
@@ -40,7 +46,6 @@ export async function rollbackReorgs(
         return run(() => getCanonicalHeader(client, n, options.signal)).then((h) => h?.hash ?? null);
       }),
     );
-    let canonicalAt: bigint | undefined;
     rows.forEach((r, i) => {
       const n = BigInt(r.block_number);
       if (canonical[i] === r.block_hash) canonicalAt ??= n;
@@ -52,6 +57,11 @@ export async function rollbackReorgs(
   if (orphaned.length === 0) return { orphanedBlocks: 0, forkBlock: undefined };
 
   const fork = orphaned.reduce((m, o) => (o.number < m ? o.number : m), orphaned[0]!.number);
+  // Only blocks with logs (and chunk ends) are stored, so the branches may part anywhere above the
+  // newest stored block still canonical: the sync reads again from the block after it (from the
+  // start when none is), not from the lowest orphaned stored block, or it would miss logs of the new
+  // branch (or of an old one come back) in the blocks between.
+  const resumeFrom = canonicalAt === undefined ? 0n : canonicalAt + 1n;
   const numbers = orphaned.map((o) => o.number.toString());
   const hashes = orphaned.map((o) => o.hash);
   const seq = options.runSeq.toString();
@@ -63,11 +73,11 @@ export async function rollbackReorgs(
                where removed_seq is null and block_hash = any(${hashes}::text[])`.execute(tx);
     await sql`update usdc_authorizations set removed_seq = ${seq}::int8
                where removed_seq is null and block_hash = any(${hashes}::text[])`.execute(tx);
-    // Coverage [from_block, to_block] keeps only what lies below the fork (possibly nothing).
+    // Coverage [from_block, to_block] keeps only what lies below resumeFrom (possibly nothing).
     await sql`update seller_coverage
-                 set to_block = least(to_block, greatest(from_block, ${fork.toString()}::int8) - 1)
-               where to_block >= ${fork.toString()}::int8`.execute(tx);
+                 set to_block = least(to_block, greatest(from_block, ${resumeFrom.toString()}::int8) - 1)
+               where to_block >= ${resumeFrom.toString()}::int8`.execute(tx);
   });
-  options.log?.warn({ forkBlock: fork.toString(), orphanedBlocks: orphaned.length }, 'reorg below the as-of block rolled back');
+  options.log?.warn({ forkBlock: fork.toString(), resumeFrom: resumeFrom.toString(), orphanedBlocks: orphaned.length }, 'reorg rolled back');
   return { orphanedBlocks: orphaned.length, forkBlock: fork };
 }

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createChainClient, resolveAsOf } from '../../src/chain/index.ts';
 import { syncChain } from '../../src/sync/index.ts';
 import { backends, freshDatabase, type TestDatabase } from '../helpers/db.ts';
-import { serveJsonRpc, type RpcServer } from './fake-rpc.ts';
+import { FakeChain, serveJsonRpc, type Hex, type RpcServer } from './fake-rpc.ts';
 import { startFaultProxy, type FaultProxy } from './fault-proxy.ts';
 import { buildScenario, dumpFacts, resetFacts, SELLERS, USDC, WINDOW } from './scenario.ts';
 
@@ -142,6 +142,97 @@ describe.each(backends())('syncChain over a fake node ($backend)', ({ backend })
       );
       expect(stats.transfers + partial.transfers!.length).toBe(clean.transfers!.length);
     } finally {
+      await resetFacts(db.db);
+    }
+  });
+
+  /** A fake node of its own (head 100) for the reorg cases, syncing `seller` into the test's database. */
+  async function ownNode(seller: string) {
+    const chain = new FakeChain({ usdc: USDC, head: 100, genesisTimestamp: 1_767_225_600, blockTime: 2 });
+    const node = await serveJsonRpc((m, p) => chain.call(m, p));
+    const sync = async () => {
+      const client = createChainClient({ rpcUrls: [node.url], chainId: 8453, retryDelayMs: 5 });
+      const asOf = await resolveAsOf(client, {});
+      const { rows } = await sql<{ seq: bigint }>`select nextval('ingest_seq') as seq`.execute(db.db);
+      const runSeq = BigInt(rows[0]!.seq);
+      await syncChain(db.db, client, { usdcAddress: USDC, sellers: [seller], asOf, windowSeconds: WINDOW, runSeq, blockRange: 50 });
+      return runSeq;
+    };
+    /** The verified payments a generation of run `seq` would see (the view's visibility rule). */
+    const visible = async (seq: bigint) => {
+      const { rows } = await sql<{ tx_hash: string }>`
+        select tx_hash from usdc_transfers
+         where authorized and added_seq <= ${seq} and (removed_seq is null or removed_seq > ${seq})
+         order by tx_hash`.execute(db.db);
+      return rows.map((r) => r.tx_hash);
+    };
+    return { chain, sync, visible, close: () => node.close() };
+  }
+  const payer = `0x${'9a'.repeat(20)}`;
+  const txOf = (n: number) => `0x${n.toString(16).padStart(64, 'c')}` as Hex;
+
+  it('behavior: a reorg whose new branch pays in blocks below every stored orphaned block is read from the last canonical stored block', async () => {
+    await resetFacts(db.db);
+    const seller = SELLERS[0]!;
+    const { chain, sync, visible, close } = await ownNode(seller);
+    try {
+      chain.settle(10, txOf(0x10), payer, seller, 500n, 0n);
+      chain.settle(90, txOf(0xa1), payer, seller, 1_000n, 1n);
+      const first = await sync(); // stores blocks 10, 49 (a chunk end), 90, 99, 100
+      chain.reorg(88, 'branch-b'); // the branches part at 88; the lowest stored orphaned block is 90
+      chain.settle(89, txOf(0xb1), payer, seller, 3_000n, 3n);
+      chain.options.head = 110;
+      const second = await sync();
+      expect(await visible(first)).toEqual([txOf(0x10), txOf(0xa1)]);
+      expect(await visible(second)).toEqual([txOf(0x10), txOf(0xb1)]);
+    } finally {
+      await close();
+      await resetFacts(db.db);
+    }
+  });
+
+  // A flip back to the very same blocks is a fault anvil cannot produce on demand (anvil_reorg
+  // drops the snapshots that could bring the first branch back), so a fake node flips here.
+  it('behavior: a chain that flips back to an orphaned branch gets its payments counted again, the other branch dropped', async () => {
+    await resetFacts(db.db);
+    const seller = SELLERS[0]!;
+    const { chain, sync, visible, close } = await ownNode(seller);
+    const tx = txOf;
+    const branchA = () => {
+      chain.settle(90, tx(0xa1), payer, seller, 1_000n, 1n);
+      chain.settle(95, tx(0xa2), payer, seller, 2_000n, 2n);
+    };
+    chain.settle(10, tx(0x10), payer, seller, 500n, 0n);
+    branchA();
+    try {
+      const first = await sync();
+      chain.reorg(88, 'branch-b'); // B replaces blocks 88.. and grows to 110
+      chain.settle(92, tx(0xb1), payer, seller, 3_000n, 3n);
+      chain.options.head = 110;
+      const second = await sync();
+      chain.reorg(88, ''); // back to A: the same hashes from block 88 on, the same logs, head 100
+      branchA();
+      chain.options.head = 100;
+      const third = await sync();
+
+      expect(await visible(first)).toEqual([tx(0x10), tx(0xa1), tx(0xa2)]);
+      expect(await visible(second)).toEqual([tx(0x10), tx(0xb1)]);
+      expect(await visible(third)).toEqual([tx(0x10), tx(0xa1), tx(0xa2)]);
+      const { rows } = await sql<{ tx_hash: string; added_seq: bigint; removed_seq: bigint | null }>`
+        select tx_hash, added_seq, removed_seq from usdc_transfers order by tx_hash, added_seq`.execute(db.db);
+      expect(rows.map((r) => [r.tx_hash, BigInt(r.added_seq), r.removed_seq === null ? null : BigInt(r.removed_seq)])).toEqual([
+        [tx(0x10), first, null],
+        [tx(0xa1), first, second],
+        [tx(0xa1), third, null],
+        [tx(0xa2), first, second],
+        [tx(0xa2), third, null],
+        [tx(0xb1), second, third], // above the third run's as-of block, yet no longer live
+      ]);
+      // The stored blocks: no block of branch B is live any more.
+      const live = await sql<{ n: bigint; h: string }>`select block_number as n, block_hash as h from chain_blocks where removed_seq is null`.execute(db.db);
+      for (const b of live.rows) expect(b.h).toBe(chain.hash(Number(b.n)));
+    } finally {
+      await close();
       await resetFacts(db.db);
     }
   });
