@@ -172,10 +172,10 @@ async function main() {
   const check = await sql<{ payments: bigint; distinct_payments: bigint; by_join: bigint }>`
     select count(*) filter (where t.authorized) as payments,
            count(distinct (t.tx_hash, t.log_index)) filter (where t.authorized) as distinct_payments,
-           count(*) filter (where exists (select 1 from usdc_authorizations a
-                                           where a.tx_hash = t.tx_hash and a.block_hash = t.block_hash
-                                             and a.authorizer = t.from_address)) as by_join
+           count(a.tx_hash) as by_join
       from usdc_transfers t
+      left join (select distinct tx_hash, block_hash, authorizer from usdc_authorizations) a
+        on a.tx_hash = t.tx_hash and a.block_hash = t.block_hash and a.authorizer = t.from_address
      where t.from_address <> t.to_address and t.value > 0`.execute(db.db);
   const payments = Number(check.rows[0]!.payments);
   if (Number(check.rows[0]!.by_join) !== payments) throw new Error(`authorized flag (${payments}) and join (${check.rows[0]!.by_join}) disagree`);
