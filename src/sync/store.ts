@@ -49,10 +49,12 @@ const str = (v: bigint | number) => v.toString();
  * `from`. Read against the chunk's own authorizations (`from` names them: columns tx, h, au):
  * fetchPaymentLogs returns, with every transfer, the AuthorizationUsed logs of its transaction, so
  * they are always in the same chunk. Stored as usdc_transfers.authorized (migration 0003), which
- * the view generation_payments reads.
+ * the view generation_payments reads: `auth.tx is not null` after this join.
+ * (A join on a distinct set, not `in (select ..)`: Postgres hashes an `in` only while it expects the
+ * set to fit in work_mem, and beyond that scans the set once per transfer.)
  */
-// (`in`, not a correlated `exists`: Postgres runs it as one hashed lookup table per statement.)
-const AUTHORIZED = (from: string) => `(u.tx, u.h, u.f) in (select tx, h, au from ${from})`;
+const AUTHORIZED_JOIN = (from: string) =>
+  `left join (select distinct tx, h, au from ${from}) auth on auth.tx = u.tx and auth.h = u.h and auth.au = u.f`;
 
 // Lock order for concurrent chunks: (block_number, block_hash) and (tx_hash, log_index,
 // block_hash), compared field by field (hashes are fixed-length lowercase hex, so string order is
@@ -110,12 +112,14 @@ export async function storeChunk(db: Kysely<Schema>, write: ChunkWrite): Promise
     ), t as (
       insert into usdc_transfers (tx_hash, log_index, block_hash, block_number, block_timestamp,
                                   from_address, to_address, value, added_seq, authorized)
-      select u.tx, u.li, u.h, u.n, u.ts, u.f, u.t, u.v, ${seq}::int8, ${sql.raw(AUTHORIZED('sa'))}
+      select u.tx, u.li, u.h, u.n, u.ts, u.f, u.t, u.v, ${seq}::int8, auth.tx is not null
         from unnest(${t((x) => x.txHash)}::text::text[], ${t((x) => x.logIndex)}::text::int4[],
                     ${t((x) => x.blockHash)}::text::text[], ${t((x) => x.blockNumber)}::text::int8[],
                     ${t((x) => x.blockTimestamp)}::text::int8[], ${t((x) => x.from)}::text::text[],
                     ${t((x) => x.to)}::text::text[], ${t((x) => x.value)}::text::numeric[])
              as u(tx, li, h, n, ts, f, t, v)
+        ${sql.raw(AUTHORIZED_JOIN('sa'))}
+       order by u.tx, u.li, u.h
       on conflict do nothing
       returning 1
     ), a as (
@@ -157,8 +161,9 @@ const INSERT_STAGED = `
   ), t as (
     insert into usdc_transfers (tx_hash, log_index, block_hash, block_number, block_timestamp,
                                 from_address, to_address, value, added_seq, authorized)
-    select u.tx, u.li, u.h, u.n, u.ts, u.f, u.t, u.v, $1::int8, ${AUTHORIZED('x402_stage_authorizations')}
-      from x402_stage_transfers u order by u.tx, u.li, u.h
+    select u.tx, u.li, u.h, u.n, u.ts, u.f, u.t, u.v, $1::int8, auth.tx is not null
+      from x402_stage_transfers u ${AUTHORIZED_JOIN('x402_stage_authorizations')}
+     order by u.tx, u.li, u.h
     on conflict do nothing
     returning 1
   ), a as (
