@@ -50,11 +50,12 @@ const str = (v: bigint | number) => v.toString();
  * fetchPaymentLogs returns, with every transfer, the AuthorizationUsed logs of its transaction, so
  * they are always in the same chunk. Stored as usdc_transfers.authorized (migration 0003), which
  * the view generation_payments reads: `auth.tx is not null` after this join.
- * (A join on a distinct set, not `in (select ..)`: Postgres hashes an `in` only while it expects the
- * set to fit in work_mem, and beyond that scans the set once per transfer.)
+ * A join, not `in (select ..)`: Postgres hashes an `in` only while it expects the set to fit in
+ * work_mem, and beyond that scans the set once per transfer. Not on a distinct set either (that
+ * costs an aggregate per chunk): when one payer authorized twice in one transaction, the transfer
+ * comes out twice and `on conflict do nothing` keeps the first, with the same flag.
  */
-const AUTHORIZED_JOIN = (from: string) =>
-  `left join (select distinct tx, h, au from ${from}) auth on auth.tx = u.tx and auth.h = u.h and auth.au = u.f`;
+const AUTHORIZED_JOIN = (from: string) => `left join ${from} auth on auth.tx = u.tx and auth.h = u.h and auth.au = u.f`;
 
 // Lock order for concurrent chunks: (block_number, block_hash) and (tx_hash, log_index,
 // block_hash), compared field by field (hashes are fixed-length lowercase hex, so string order is

@@ -191,6 +191,26 @@ describe.each(backends())('syncChain over a fake node ($backend)', ({ backend })
     }
   });
 
+  it('behavior: one payer settling twice in one transaction gives two payments, each stored once', async () => {
+    await resetFacts(db.db);
+    const seller = SELLERS[0]!;
+    const { chain, sync, close } = await ownNode(seller);
+    try {
+      chain.settle(50, txOf(0xd1), payer, seller, 1_000n, 7n); // AuthorizationUsed #0, Transfer #1
+      chain.settle(50, txOf(0xd1), payer, seller, 2_000n, 8n); // AuthorizationUsed #2, Transfer #3
+      await sync();
+      const { rows } = await sql<{ log_index: number; value: bigint; authorized: boolean }>`
+        select log_index, value, authorized from usdc_transfers order by log_index`.execute(db.db);
+      expect(rows.map((r) => [Number(r.log_index), BigInt(r.value), r.authorized])).toEqual([
+        [1, 1_000n, true],
+        [3, 2_000n, true],
+      ]);
+    } finally {
+      await close();
+      await resetFacts(db.db);
+    }
+  });
+
   // A flip back to the very same blocks is a fault anvil cannot produce on demand (anvil_reorg
   // drops the snapshots that could bring the first branch back), so a fake node flips here.
   it('behavior: a chain that flips back to an orphaned branch gets its payments counted again, the other branch dropped', async () => {
