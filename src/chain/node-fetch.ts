@@ -9,7 +9,9 @@ import zlib from 'node:zlib';
 // layer was ~1 ms of CPU per call on the indexer's one thread, about a quarter of its CPU, on 2
 // cores it shares with the RPC node and Postgres. viem takes a `fetchFn` for this: this one keeps
 // viem's transport (timeouts, error classes, JSON-RPC error handling) and does the HTTP exchange
-// with node:http(s) and keep-alive sockets, reading the answer whole.
+// with node:http(s) and keep-alive sockets, reading the answer whole. node:http rather than
+// undici's lower-level `request`: that would be one more dependency (Node does not expose its
+// bundled undici) for the same few lines of adapting to the Response shape viem reads.
 
 /** The part of `Response` that viem's http transport reads. */
 type MinimalResponse = Pick<Response, 'ok' | 'status' | 'statusText' | 'headers' | 'body' | 'text'>;

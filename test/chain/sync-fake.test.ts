@@ -146,7 +146,21 @@ describe.each(backends())('syncChain over a fake node ($backend)', ({ backend })
     }
   });
 
-  /** A fake node of its own (head 100) for the reorg cases, syncing `seller` into the test's database. */
+  /**
+   * Runs `body` against a fake node of its own (head 100) that syncs SELLERS[0] into the test's
+   * database, starting from no facts and removing them afterwards.
+   */
+  async function withOwnNode(body: (node: Awaited<ReturnType<typeof ownNode>>, seller: string) => Promise<void>) {
+    await resetFacts(db.db);
+    const seller = SELLERS[0]!;
+    const node = await ownNode(seller);
+    try {
+      await body(node, seller);
+    } finally {
+      await node.close();
+      await resetFacts(db.db);
+    }
+  }
   async function ownNode(seller: string) {
     const chain = new FakeChain({ usdc: USDC, head: 100, genesisTimestamp: 1_767_225_600, blockTime: 2 });
     const node = await serveJsonRpc((m, p) => chain.call(m, p));
@@ -172,10 +186,7 @@ describe.each(backends())('syncChain over a fake node ($backend)', ({ backend })
   const txOf = (n: number) => `0x${n.toString(16).padStart(64, 'c')}` as Hex;
 
   it('behavior: a reorg whose new branch pays in blocks below every stored orphaned block is read from the last canonical stored block', async () => {
-    await resetFacts(db.db);
-    const seller = SELLERS[0]!;
-    const { chain, sync, visible, close } = await ownNode(seller);
-    try {
+    await withOwnNode(async ({ chain, sync, visible }, seller) => {
       chain.settle(10, txOf(0x10), payer, seller, 500n, 0n);
       chain.settle(90, txOf(0xa1), payer, seller, 1_000n, 1n);
       const first = await sync(); // stores blocks 10, 49 (a chunk end), 90, 99, 100
@@ -185,17 +196,11 @@ describe.each(backends())('syncChain over a fake node ($backend)', ({ backend })
       const second = await sync();
       expect(await visible(first)).toEqual([txOf(0x10), txOf(0xa1)]);
       expect(await visible(second)).toEqual([txOf(0x10), txOf(0xb1)]);
-    } finally {
-      await close();
-      await resetFacts(db.db);
-    }
+    });
   });
 
   it('behavior: one payer settling twice in one transaction gives two payments, each stored once', async () => {
-    await resetFacts(db.db);
-    const seller = SELLERS[0]!;
-    const { chain, sync, close } = await ownNode(seller);
-    try {
+    await withOwnNode(async ({ chain, sync }, seller) => {
       chain.settle(50, txOf(0xd1), payer, seller, 1_000n, 7n); // AuthorizationUsed #0, Transfer #1
       chain.settle(50, txOf(0xd1), payer, seller, 2_000n, 8n); // AuthorizationUsed #2, Transfer #3
       await sync();
@@ -205,26 +210,20 @@ describe.each(backends())('syncChain over a fake node ($backend)', ({ backend })
         [1, 1_000n, true],
         [3, 2_000n, true],
       ]);
-    } finally {
-      await close();
-      await resetFacts(db.db);
-    }
+    });
   });
 
   // A flip back to the very same blocks is a fault anvil cannot produce on demand (anvil_reorg
   // drops the snapshots that could bring the first branch back), so a fake node flips here.
   it('behavior: a chain that flips back to an orphaned branch gets its payments counted again, the other branch dropped', async () => {
-    await resetFacts(db.db);
-    const seller = SELLERS[0]!;
-    const { chain, sync, visible, close } = await ownNode(seller);
-    const tx = txOf;
-    const branchA = () => {
-      chain.settle(90, tx(0xa1), payer, seller, 1_000n, 1n);
-      chain.settle(95, tx(0xa2), payer, seller, 2_000n, 2n);
-    };
-    chain.settle(10, tx(0x10), payer, seller, 500n, 0n);
-    branchA();
-    try {
+    await withOwnNode(async ({ chain, sync, visible }, seller) => {
+      const tx = txOf;
+      const branchA = () => {
+        chain.settle(90, tx(0xa1), payer, seller, 1_000n, 1n);
+        chain.settle(95, tx(0xa2), payer, seller, 2_000n, 2n);
+      };
+      chain.settle(10, tx(0x10), payer, seller, 500n, 0n);
+      branchA();
       const first = await sync();
       chain.reorg(88, 'branch-b'); // B replaces blocks 88.. and grows to 110
       chain.settle(92, tx(0xb1), payer, seller, 3_000n, 3n);
@@ -251,9 +250,6 @@ describe.each(backends())('syncChain over a fake node ($backend)', ({ backend })
       // The stored blocks: no block of branch B is live any more.
       const live = await sql<{ n: bigint; h: string }>`select block_number as n, block_hash as h from chain_blocks where removed_seq is null`.execute(db.db);
       for (const b of live.rows) expect(b.h).toBe(chain.hash(Number(b.n)));
-    } finally {
-      await close();
-      await resetFacts(db.db);
-    }
+    });
   });
 });
