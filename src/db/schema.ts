@@ -170,6 +170,16 @@ export interface GenMarketDailyTable {
   tracked_listings: number;
 }
 
+/** One seller's daily series (sql/migrations/0005): a row per UTC day with a payment in the window. */
+export interface GenSellerDailyTable {
+  generation: number;
+  seller_address: string;
+  day: ColumnType<string, string, string>;
+  payments: number;
+  revenue_micro: Micro;
+  payers: number;
+}
+
 /** The read-only view of verified payments per generation (sql/migrations/0002). */
 export interface GenerationPaymentsView {
   generation: number;
@@ -198,5 +208,6 @@ export interface Schema {
   gen_sellers: GenSellersTable;
   gen_listings: GenListingsTable;
   gen_market_daily: GenMarketDailyTable;
+  gen_seller_daily: GenSellerDailyTable;
   generation_payments: GenerationPaymentsView;
 }
