@@ -16,6 +16,8 @@ export const CONFIG_FLAGS = {
   'rate-limit-per-minute': 'RATE_LIMIT_PER_MINUTE',
   'retain-generations': 'RETAIN_GENERATIONS',
   'log-level': 'LOG_LEVEL',
+  'log-format': 'LOG_FORMAT',
+  'rpc-concurrency': 'RPC_CONCURRENCY',
   every: 'SCHEDULE_EVERY',
 } as const;
 

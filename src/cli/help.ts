@@ -25,6 +25,8 @@ Flags (each also read from the environment variable in brackets; flags win)
   --rate-limit-per-minute N   [RATE_LIMIT_PER_MINUTE]  per client (default 600)
   --retain-generations N      [RETAIN_GENERATIONS]     generations kept (default 48)
   --log-level LEVEL           [LOG_LEVEL]              fatal|error|warn|info|debug|trace|silent
+  --log-format FORMAT         [LOG_FORMAT]             auto|pretty|json (auto: readable on a terminal)
+  --rpc-concurrency N         [RPC_CONCURRENCY]        most RPC requests in flight (1-256)
   --every 15m|"<cron>"        [SCHEDULE_EVERY]         cadence of schedule (default 15m)
   --generation N                                       audit, export
   --out DIR                                            export

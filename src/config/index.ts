@@ -44,6 +44,10 @@ export const ConfigSchema = z.object({
   RATE_LIMIT_PER_MINUTE: positiveInt.default(600),
   RETAIN_GENERATIONS: positiveInt.default(48),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  // How logs are written: `auto` (readable on a terminal, JSON lines otherwise), `pretty` or `json`.
+  LOG_FORMAT: z.enum(['auto', 'pretty', 'json']).default('auto'),
+  // The most JSON-RPC requests in flight at once, per run (the indexer adapts below it on 429s).
+  RPC_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16),
   CADENCE_SECONDS: positiveInt.default(900),
   // The cadence of `schedule`: a duration (`15m`, `1h`, `30s`) or a cron expression (5 or 6 fields).
   SCHEDULE_EVERY: z
