@@ -54,6 +54,19 @@ describe.each(backends())('search on the fixture on $backend', ({ backend }) => 
   beforeAll(async () => {
     db = await freshDatabase(backend);
     await seedFixture(db.db);
+    // Three more listings of generation 1 with the word 'orbit' in one field each: the title of
+    // listing 10, the description of 9, the resource URL of 8 (scores 4, 2, 1: reverse id order).
+    const extra = (n: number, title: string | null, description: string | null, url: string) => ({
+      generation: 1, listing_id: listingId(n), seller_address: null, verifiability: 'other_rail' as const, resource_url: url, title,
+      network: 'solana', description, category: 'other', category_source: 'auto' as const, tier: 'listed_only' as const,
+      evidence_state: 'not_observed' as const, verified_revenue_30d_micro: null, median_payment_30d_micro: null, farm_flag: null,
+      farm_reasons: null, sibling_listings: 0,
+    });
+    await db.db.insertInto('gen_listings').values([
+      extra(8, null, null, 'https://orbit.example/api'),
+      extra(9, null, 'Orbit data, daily', 'https://l9.example/api'),
+      extra(10, 'ORBIT', null, 'https://l10.example/api'),
+    ]).execute();
     app = await buildApi(db.db, { rateLimitPerMinute: 100_000, cadenceSeconds: 900 });
   });
   afterAll(async () => {
@@ -75,7 +88,15 @@ describe.each(backends())('search on the fixture on $backend', ({ backend }) => 
   });
 
   it('behavior: a word of every URL finds all listings, tied at score 1, by listing_id', async () => {
-    expect(await ids('q=example')).toEqual([1, 2, 3, 4, 5, 6, 7].map(listingId));
+    expect(await ids('q=example')).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10].map(listingId));
+  });
+
+  it('behavior: a title match (4) ranks above a description match (2), above a URL match (1)', async () => {
+    expect(await ids('q=orbit')).toEqual([10, 9, 8].map(listingId));
+    // per word: 'orbit' and 'data' both in 9's description: 2 + 2; no other listing holds both
+    expect(await ids('q=data%20orbit')).toEqual([listingId(9)]);
+    // 'orbit' in 10's title (4) + 'api' in its URL (1) = 5; 9: 2 + 1 = 3; 8: 'orbit' and 'api' both in the URL: 1 + 1 = 2
+    expect(await ids('q=orbit%20api')).toEqual([10, 9, 8].map(listingId));
   });
 
   it('behavior: a title match ranks above URL-only matches', async () => {
@@ -87,6 +108,7 @@ describe.each(backends())('search on the fixture on $backend', ({ backend }) => 
 
   it('behavior: q combines with category and tier', async () => {
     expect(await ids('q=example&category=inference')).toEqual([1, 3, 5, 6].map(listingId));
+    expect(await ids('q=orbit&category=other')).toEqual([10, 9, 8].map(listingId));
     expect(await ids('q=example&tier=verified')).toEqual([1, 2, 3].map(listingId)); // sellers A and B
     expect(await ids('q=example&tier=verified&category=data-access')).toEqual([listingId(2)]);
   });
