@@ -128,6 +128,7 @@ const PATTERNS = [
   ...ENDPOINTS.map((e) => e.path),
   `${BASE}/openapi.json`,
   `${BASE}/docs`,
+  '/llms.txt',
 ].map((p) => new RegExp(`^${p.replace(/\{\w+\}/g, '[^/]+')}$`));
 
 /** Whether a URL path (no query) names a route of the API, whatever the method (405 vs 404). */
