@@ -6,6 +6,7 @@ import type { Schema } from '../db/schema.ts';
 import { silentLogger, type Logger } from '../lib/log.ts';
 import { ResponseCache } from './cache.ts';
 import { DOCS_HTML } from './docs-page.ts';
+import { LLMS_TXT } from './llms-txt.ts';
 import { BASE, ENDPOINTS, routePath } from './endpoints.ts';
 import { ApiError, errorBody } from './errors.ts';
 import { clientErrorHandler, installErrorHandlers, MAX_URL_LENGTH } from './handlers/errors.ts';
@@ -27,7 +28,16 @@ export interface ApiOptions {
   cacheTtlMs?: number;
   /** Byte budget of the in-memory response cache (default 64 MiB). */
   cacheBytes?: number;
+  /**
+   * Requests that carry this value in the `x-tally-internal` header skip the rate limit: the MCP
+   * server's own reads of the API (src/mcp), counted once already as the client's /mcp request.
+   * A random value made per process; unset, no request skips the limit.
+   */
+  internalToken?: string;
 }
+
+/** The header that carries ApiOptions.internalToken. */
+export const INTERNAL_HEADER = 'x-tally-internal';
 
 /**
  * The read-only API over published generations (SPEC 4). Returns a Fastify instance that is
@@ -65,6 +75,7 @@ export async function buildApi(db: Kysely<Schema>, options: ApiOptions): Promise
   await app.register(rateLimit, {
     max: options.rateLimitPerMinute,
     timeWindow: 60_000,
+    allowList: (request) => options.internalToken !== undefined && request.headers[INTERNAL_HEADER] === options.internalToken,
     errorResponseBuilder: (_request, context) =>
       new ApiError(context.statusCode, 'rate_limited', `more than ${context.max} requests per minute from this client; retry in ${context.after}`),
   });
@@ -97,6 +108,10 @@ export async function buildApi(db: Kysely<Schema>, options: ApiOptions): Promise
   app.get(`${BASE}/docs`, async (request: FastifyRequest, reply: FastifyReply) => {
     rejectQuery(request);
     return reply.header('cache-control', 'public, max-age=300').type('text/html; charset=utf-8').send(DOCS_HTML);
+  });
+  app.get('/llms.txt', async (request: FastifyRequest, reply: FastifyReply) => {
+    rejectQuery(request);
+    return reply.header('cache-control', 'public, max-age=300').type('text/plain; charset=utf-8').send(LLMS_TXT);
   });
   return app;
 }

@@ -32,8 +32,16 @@ function componentSchemas(): Record<string, Json> {
   return Object.fromEntries(Object.entries(out.schemas).map(([id, s]) => [id, strip(s)]));
 }
 
+/**
+ * The JSON Schema of one zod schema of the API, inlined, as this document writes it (bigint as
+ * integer). The MCP server (src/mcp) describes its tools' inputs and outputs with it.
+ */
+export function jsonSchemaOf(schema: z.ZodType, io: 'input' | 'output' = 'output'): Json {
+  return strip(z.toJSONSchema(schema, { io, unrepresentable: 'any', override }) as Json);
+}
+
 function parameterSchema(schema: z.ZodType): Json {
-  return strip(z.toJSONSchema(schema, { io: 'output', unrepresentable: 'any', override }) as Json);
+  return jsonSchemaOf(schema);
 }
 
 function parameters(e: Endpoint): Json[] {

@@ -30,7 +30,7 @@ const COMMAND_FLAGS = {
   help: { type: 'boolean', short: 'h' },
 } as const;
 
-export const COMMANDS = ['run', 'serve', 'schedule', 'audit', 'export', 'migrate', 'demo'] as const;
+export const COMMANDS = ['run', 'serve', 'schedule', 'audit', 'export', 'migrate', 'demo', 'mcp'] as const;
 export type CommandName = (typeof COMMANDS)[number];
 
 export interface ParsedArgs {

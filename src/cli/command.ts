@@ -17,6 +17,7 @@ const COMMAND_MODULES: Record<CommandName, () => Promise<Command>> = {
   export: async () => (await import('./export.ts')).exportCommand,
   migrate: async () => (await import('./migrate.ts')).migrateCommand,
   demo: async () => (await import('./demo.ts')).demoCommand,
+  mcp: async () => (await import('./mcp.ts')).mcpCommand,
 };
 
 function stopSignal(): { signal: AbortSignal; dispose: () => void } {

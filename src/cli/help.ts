@@ -11,6 +11,7 @@ Commands
   export     write the bundle of --generation N into --out DIR
   migrate    apply the SQL migrations
   demo       embedded database + local demo chain, one run, then serve (what npm start runs)
+  mcp        the MCP server over stdio, read-only (serve also answers MCP at /mcp)
 
 Flags (each also read from the environment variable in brackets; flags win)
   --database-url URL          [DATABASE_URL]           Postgres; unset: embedded PGlite under DATA_DIR
