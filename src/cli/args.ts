@@ -27,6 +27,7 @@ const COMMAND_FLAGS = {
   out: { type: 'string' },
   bundle: { type: 'string' },
   'no-serve': { type: 'boolean' },
+  'make-latest': { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -42,6 +43,8 @@ export interface ParsedArgs {
   out: string | undefined;
   bundle: string | undefined;
   noServe: boolean;
+  /** run: make a generation as of an older block than the live one the latest anyway. */
+  makeLatest: boolean;
 }
 
 /** A mistake on the command line: exit 1 with the usage hint. */
@@ -80,6 +83,7 @@ export function parseCommandLine(argv: readonly string[]): ParsedArgs {
     out: str('out'),
     bundle: str('bundle'),
     noServe: values['no-serve'] === true,
+    makeLatest: values['make-latest'] === true,
   };
 }
 

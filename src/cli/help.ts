@@ -32,6 +32,8 @@ Flags (each also read from the environment variable in brackets; flags win)
   --generation N                                       audit, export
   --out DIR                                            export
   --bundle DIR                                         audit from an exported bundle (no database needed)
+  --make-latest                                        run: with an AS_OF_BLOCK older than the live
+                                                       generation's, make the result the latest anyway
   -h, --help
 
 Logs are JSON lines on stderr; command output is on stdout. See docs/operations.md.

@@ -1,4 +1,4 @@
-export { publishGeneration, publishedGeneration } from './publish.ts';
+export { publishGeneration, publishedGeneration, type PublishOptions } from './publish.ts';
 export { pruneGenerations, type PruneResult } from './prune.ts';
 export { readGenerationRows, type GenerationRows } from './bundle.ts';
 export { BUNDLE_FORMAT, exportGeneration, readBundle, type Bundle, type Manifest, type ManifestFile } from './export.ts';

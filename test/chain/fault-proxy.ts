@@ -17,6 +17,11 @@ export interface FaultProxy {
   inject(method: string, ...faults: Fault[]): void;
   /** Refuse every eth_getLogs spanning more than `blocks` blocks, as providers do. */
   maxRange: number | undefined;
+  /**
+   * Rewrites the parameters of every request before it goes upstream (a lying or lagging node):
+   * e.g. answer `finalized` with an older block. Returns the params to send.
+   */
+  rewrite: ((method: string, params: any[]) => any[]) | undefined;
   /** What happened, in order: method, fault (if any), time (ms since start). */
   events: { method: string; fault?: Fault['kind'] | 'range'; at: number; params: string }[];
   /** Faults still queued. */
@@ -31,6 +36,7 @@ export async function startFaultProxy(upstream: string): Promise<FaultProxy> {
   const proxy: FaultProxy = {
     url: '',
     maxRange: undefined,
+    rewrite: undefined,
     events,
     inject(method, ...faults) {
       queues.set(method, [...(queues.get(method) ?? []), ...faults]);
@@ -74,7 +80,7 @@ export async function startFaultProxy(upstream: string): Promise<FaultProxy> {
       if (!res.destroyed) res.destroy();
       return;
     }
-    const answer = await forward(body);
+    const answer = await forward(proxy.rewrite ? JSON.stringify({ ...call, params: proxy.rewrite(call.method, call.params ?? []) }) : body);
     if (fault?.kind === 'inconsistent') {
       const logs = answer.result as Record<string, string>[] | null;
       if (fault.how === 'null' || !Array.isArray(logs) || logs.length === 0) answer.result = null;
