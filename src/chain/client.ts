@@ -73,7 +73,7 @@ export function createChainClient(options: ChainClientOptions): ChainClient {
   const retryDelayMs = options.retryDelayMs ?? 250;
   const log = options.log ?? silentLogger;
   const fetchFn = createNodeFetch();
-  const transports = urls.map((url) => http(url, { retryCount: 0, timeout, fetchFn })({ retryCount: 0 }).request as EIP1193RequestFn);
+  const transports = urls.map((url) => http(url, { retryCount: 0, timeout, fetchFn, maxResponseBodySize: false })({ retryCount: 0 }).request as EIP1193RequestFn);
   const checked: (Promise<void> | undefined)[] = urls.map(() => undefined);
 
   /** Resolves once URL i is known to serve options.chainId; a failed check is tried again next time. */

@@ -1,25 +1,8 @@
 import { parseArgs } from 'node:util';
+import { CONFIG_FLAGS } from '../config/index.ts';
 import { TallyError } from '../lib/errors.ts';
 
-/** Each configuration flag and the environment variable it stands for (flags win over env). */
-export const CONFIG_FLAGS = {
-  'database-url': 'DATABASE_URL',
-  'data-dir': 'DATA_DIR',
-  'rpc-url': 'RPC_URL',
-  catalog: 'CATALOG_SOURCE',
-  'usdc-address': 'USDC_ADDRESS',
-  'chain-id': 'CHAIN_ID',
-  'as-of-block': 'AS_OF_BLOCK',
-  confirmations: 'CONFIRMATIONS',
-  port: 'PORT',
-  host: 'HOST',
-  'rate-limit-per-minute': 'RATE_LIMIT_PER_MINUTE',
-  'retain-generations': 'RETAIN_GENERATIONS',
-  'log-level': 'LOG_LEVEL',
-  'log-format': 'LOG_FORMAT',
-  'rpc-concurrency': 'RPC_CONCURRENCY',
-  every: 'SCHEDULE_EVERY',
-} as const;
+export { CONFIG_FLAGS } from '../config/index.ts';
 
 /** Flags of single commands, not configuration. */
 const COMMAND_FLAGS = {

@@ -1,4 +1,4 @@
-import { ConfigError, loadConfig, type Config } from '../config/index.ts';
+import { ConfigError, loadConfig, secretUrls, type Config } from '../config/index.ts';
 import { redactText } from '../config/redact.ts';
 import { isTemporary, TallyError } from '../lib/errors.ts';
 import { createLogger, type Logger } from '../lib/log.ts';
@@ -19,6 +19,9 @@ const COMMAND_MODULES: Record<CommandName, () => Promise<Command>> = {
   demo: async () => (await import('./demo.ts')).demoCommand,
   mcp: async () => (await import('./mcp.ts')).mcpCommand,
 };
+
+/** Configuration keys a command cannot do without. */
+const REQUIRED: Partial<Record<CommandName, readonly string[]>> = { run: ['RPC_URL'], schedule: ['RPC_URL'], audit: ['RPC_URL'] };
 
 function stopSignal(): { signal: AbortSignal; dispose: () => void } {
   const controller = new AbortController();
@@ -48,7 +51,7 @@ export async function runCommand(
   const err = io.err ?? ((line: string) => void process.stderr.write(`${line}\n`));
   let config: Config | undefined;
   let log: Logger | undefined;
-  const secrets = () => [...(config?.RPC_URL ?? []), ...(config?.DATABASE_URL ? [config.DATABASE_URL] : [])];
+  const secrets = () => secretUrls(config);
   let dispose = () => {};
   try {
     const args = parseCommandLine(argv);
@@ -56,7 +59,8 @@ export async function runCommand(
       out(HELP);
       return EXIT.ok;
     }
-    config = loadConfig(env, args.overrides);
+    // Checked before anything is opened, with every other problem of the configuration.
+    config = loadConfig(env, args.overrides, { keys: REQUIRED[args.command] ?? [], by: args.command });
     log = (io.log ?? createLogger(config.LOG_LEVEL)).child({ command: args.command });
     let signal = io.signal;
     if (!signal) {

@@ -9,7 +9,9 @@ import type { AddressInfo } from 'node:net';
 export type Fault =
   | { kind: 'rate-limit'; retryAfterSeconds: number }
   | { kind: 'timeout'; holdMs: number }
-  | { kind: 'inconsistent'; how: 'duplicate' | 'wrong-hash' | 'out-of-range' | 'null' | 'other-address' };
+  | { kind: 'inconsistent'; how: 'duplicate' | 'wrong-hash' | 'out-of-range' | 'null' | 'other-address' }
+  /** Answers with this status and body instead of the node (a provider's own error page or JSON-RPC error). */
+  | { kind: 'answer'; status: number; body: string | Buffer; headers?: Record<string, string> };
 
 export interface FaultProxy {
   url: string;
@@ -74,6 +76,11 @@ export async function startFaultProxy(upstream: string): Promise<FaultProxy> {
     events.push({ method: call.method, fault: fault?.kind, at: Date.now() - started, params: JSON.stringify(call.params) });
     if (fault?.kind === 'rate-limit') {
       return send(429, { jsonrpc: '2.0', id: call.id, error: { code: 429, message: 'Too Many Requests' } }, { 'retry-after': String(fault.retryAfterSeconds) });
+    }
+    if (fault?.kind === 'answer') {
+      res.writeHead(fault.status, { 'content-type': 'application/json', ...fault.headers });
+      res.end(typeof fault.body === 'string' ? fault.body.replace('$ID', JSON.stringify(call.id)) : fault.body);
+      return;
     }
     if (fault?.kind === 'timeout') {
       await new Promise((r) => setTimeout(r, fault.holdMs));
