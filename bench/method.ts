@@ -82,7 +82,7 @@ async function main() {
     catalogSnapshotId: snapshot.snapshot_id,
     sources: [],
     // METHOD_DIR: try a variant of sql/method (e.g. other planner settings) on the same data.
-    ...(process.env.METHOD_DIR ? { steps: loadMethodSteps(process.env.METHOD_DIR) } : {}),
+    ...(process.env.METHOD_DIR ? { steps: loadMethodSteps(undefined, process.env.METHOD_DIR) } : {}),
     log: createLogger(process.env.LOG_LEVEL ?? 'info'),
   });
   const computeMs = performance.now() - t2;

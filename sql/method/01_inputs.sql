@@ -1,4 +1,4 @@
--- Method 1.0.0, step 1: the inputs of one generation, as temporary tables of this transaction.
+-- Method step 1 (1.0.0 and 2.0.0): the inputs of one generation, as temporary tables of this transaction.
 -- The generation number comes from the session setting x402tally.generation; its row in
 -- `generations` (as-of point, window, catalog snapshot, constants) is already written.
 
@@ -23,7 +23,9 @@ select g.generation,
        (g.constants ->> 'evidence_min_payers')::int             as evidence_min_payers,
        (g.constants ->> 'farm_listing_threshold')::int          as farm_listing_threshold,
        (g.constants ->> 'farm_top_payer_share')::numeric        as farm_top_payer_share,
-       (g.constants ->> 'farm_top_payer_min_payments')::int     as farm_top_payer_min_payments
+       (g.constants ->> 'farm_top_payer_min_payments')::int     as farm_top_payer_min_payments,
+       -- method 2.0.0 only (null under 1.0.0): the length of a digest period
+       (g.constants ->> 'digest_period_seconds')::bigint        as digest_period_seconds
   from generations g
  where g.generation = current_setting('x402tally.generation')::int;
 

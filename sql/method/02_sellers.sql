@@ -1,5 +1,6 @@
--- Method 1.0.0, step 2: per-seller metrics over the verified payments in the window, evidence
--- state, tier, farm flags and reasons, and the ranking.
+-- Method step 2: per-seller metrics over the verified payments in the window, evidence
+-- state, tier, farm flags and reasons, and the ranking. The seller's evidence digest comes from
+-- m_seller_digests, built by the version's own digest step (sql/method/<version>/01b_digests.sql).
 
 insert into gen_sellers (
   generation, seller_address, listing_count, payments_30d, payers_30d,
@@ -17,9 +18,7 @@ with per_seller as (
          min(block_timestamp)                                   as first_ts,
          max(block_timestamp)                                   as last_ts,
          min(block_number)                                      as first_block,
-         max(block_number)                                      as last_block,
-         encode(sha256(convert_to(
-           string_agg(evidence_line, '' order by evidence_line collate "C"), 'UTF8')), 'hex') as digest
+         max(block_number)                                      as last_block
     from m_payments
    where in_window
    group by seller_id
@@ -43,11 +42,12 @@ metrics as (
          coalesce(p.revenue, 0)                                 as revenue,
          p.median,
          p.first_ts, p.last_ts, p.first_block, p.last_block,
-         coalesce(p.digest, encode(sha256(''::bytea), 'hex'))   as digest,
+         coalesce(d.digest, encode(sha256(''::bytea), 'hex'))   as digest,
          coalesce(t.top_sum, 0)                                 as top_sum
     from m_catalog_sellers c
     left join per_seller p using (seller_id)
     left join per_payer t using (seller_id)
+    left join m_seller_digests d using (seller_id)
 ),
 judged as (
   select m.*,

@@ -5,10 +5,11 @@ import type { GenerationRow } from './read/generation.ts';
 import { readDirectory } from './read/listings.ts';
 import { readMarketDaily } from './read/market.ts';
 import { readPayments } from './read/payments.ts';
+import { readSellerPeriods } from './read/periods.ts';
 import { readRankings } from './read/rankings.ts';
 import { readProfile } from './read/seller.ts';
 import { DirectoryQuery, GenerationQuery, MarketQuery, PaymentsQuery, RankingsQuery, SlugParams } from './schemas/query.ts';
-import { DirectoryPage, MarketDaily, Meta, PaymentsPage, RankingsPage, SellerProfile } from './schemas/responses.ts';
+import { DirectoryPage, MarketDaily, Meta, PaymentsPage, RankingsPage, SellerPeriods, SellerProfile } from './schemas/responses.ts';
 import { badParameter } from './errors.ts';
 
 /**
@@ -102,6 +103,19 @@ export const ENDPOINTS: readonly Endpoint[] = [
     reads: 'transaction',
     load: (db, g, q: z.output<typeof PaymentsQuery>, p: z.output<typeof SlugParams>) =>
       readPayments(db, g, p.slug, { cursor: q.cursor, limit: q.limit ?? 100 }),
+  },
+  {
+    operationId: 'getSellerPeriods',
+    path: `${BASE}/sellers/{slug}/periods`,
+    summary: 'The period digests behind a seller\'s evidence digest (method 2.0.0)',
+    description: 'One row per digest period with a verified payment in the window, oldest first; evidence_sha256 is the sha256 of their lines period_start_unix:payments:sha256. Empty under method 1.0.0.',
+    query: GenerationQuery,
+    params: SlugParams,
+    response: SellerPeriods,
+    responseId: 'SellerPeriods',
+    notFound: ['generation_not_found', 'seller_not_found'],
+    reads: 'transaction',
+    load: (db, g, _q, p: z.output<typeof SlugParams>) => readSellerPeriods(db, g, p.slug),
   },
   {
     operationId: 'getMarketDaily',

@@ -49,6 +49,22 @@ describe.each(backends())('catalog snapshot on $backend', ({ backend }) => {
     );
   });
 
+  it('behavior: an unchanged catalog is not stored again; a changed one is', async () => {
+    const first = await storeCatalogSnapshot(database.db, catalog);
+    const count = async () => (await database.db.selectFrom('catalog_snapshots').select('snapshot_id').execute()).length;
+    const before = await count();
+    expect(await storeCatalogSnapshot(database.db, { ...catalog, fetchedAt: new Date('2026-01-01T00:00:00Z') })).toBe(first);
+    expect(await count()).toBe(before);
+    // the same items read as another chain's: no listing is base_usdc, so it is another snapshot
+    const other = buildCatalog(items, { source: 'bazaar-catalog-2025-12-31.json', fetchedAt }, { chainId: 1, usdcAddress: BASE_USDC });
+    expect(other.sha256).toBe(catalog.sha256);
+    const changed = await storeCatalogSnapshot(database.db, other);
+    expect(changed).toBeGreaterThan(first);
+    expect(await count()).toBe(before + 1);
+    // and the first catalog again follows the newest snapshot, so it is stored anew
+    expect(await storeCatalogSnapshot(database.db, catalog)).toBeGreaterThan(changed);
+  });
+
   it('error: a snapshot that fails half-way leaves no row at all', async () => {
     const before = await database.db.selectFrom('catalog_snapshots').select('snapshot_id').execute();
     // Two listings with one listing_id break the primary key after the snapshot and items rows.

@@ -14,13 +14,50 @@ function chunks<T>(rows: readonly T[]): T[][] {
 }
 
 /**
+ * The newest snapshot when it holds this very catalog: same items digest, same source, and the
+ * same counts of items, listings (all, and base_usdc) and rejects. Listings are a function of the
+ * items and of the chain settings (CHAIN_ID, USDC_ADDRESS); the base_usdc count catches a change of
+ * those. Only the newest snapshot is considered: prune never deletes it.
+ */
+async function unchangedSnapshot(db: Kysely<Schema>, catalog: Catalog): Promise<bigint | undefined> {
+  const last = await db
+    .selectFrom('catalog_snapshots')
+    .selectAll()
+    .orderBy('snapshot_id', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  if (
+    !last ||
+    last.sha256 !== catalog.sha256 ||
+    last.source !== catalog.source ||
+    last.items_count !== catalog.itemLines.length ||
+    last.listings_count !== catalog.listings.length ||
+    last.rejected_count !== catalog.rejects.length
+  ) {
+    return undefined;
+  }
+  const { n } = await db
+    .selectFrom('catalog_listings')
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .where('snapshot_id', '=', last.snapshot_id)
+    .where('verifiability', '=', 'base_usdc')
+    .executeTakeFirstOrThrow();
+  const baseUsdc = catalog.listings.filter((l) => l.verifiability === 'base_usdc').length;
+  return Number(n) === baseUsdc ? last.snapshot_id : undefined;
+}
+
+/**
  * Stores a catalog as one snapshot (catalog_snapshots + its items, listings and rejects) in ONE
  * transaction with bulk `insert ... select from unnest(...)` statements; returns its snapshot_id.
- * Re-running stores another snapshot (snapshots are immutable records of one read). Duplicates
- * are not stored: they follow from the stored items by the published dedupe rule.
+ * An unchanged catalog (the newest snapshot holds the same items from the same source, see
+ * unchangedSnapshot) is not stored again: its snapshot_id is returned (a steady run's catalog step
+ * then costs one read). Its `fetched_at` stays that of the first read. Duplicates are not stored:
+ * they follow from the stored items by the published dedupe rule.
  */
 export async function storeCatalogSnapshot(db: Kysely<Schema>, catalog: Catalog): Promise<bigint> {
   return db.transaction().execute(async (trx) => {
+    const reused = await unchangedSnapshot(trx, catalog);
+    if (reused !== undefined) return reused;
     const snapshot = await trx
       .insertInto('catalog_snapshots')
       .values({

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { TallyError } from '../lib/errors.ts';
-import { METHOD_VERSION } from '../method/constants.ts';
+import { METHOD_VERSIONS } from '../method/versions.ts';
 import { compareGenerationRows, formatDifference, readBundle, readGenerationRows, type GenerationRows } from '../publish/index.ts';
 import { parseGeneration, UsageError } from './args.ts';
 import { recomputeGeneration } from './audit/recompute.ts';
@@ -44,10 +44,11 @@ export async function auditCommand(ctx: CommandContext): Promise<number> {
   if (ctx.config.RPC_URL.length === 0) throw new TallyError('RPC_URL is required for audit (set --rpc-url or RPC_URL)');
   const { rows, from, integrity } = await loadPublished(ctx);
   const g = rows.generation;
-  if (g.method_version !== METHOD_VERSION) {
+  if (!Object.hasOwn(METHOD_VERSIONS, g.method_version)) {
+    const known = Object.keys(METHOD_VERSIONS).join(', ');
     ctx.out(
       `generation ${g.generation} was computed with method ${g.method_version}; this x402-tally implements ` +
-        `method ${METHOD_VERSION}. Audit it with an x402-tally release of method ${g.method_version} (docs/METHOD.md changelog).`,
+        `methods ${known}. Audit it with an x402-tally release of method ${g.method_version} (docs/METHOD.md changelog).`,
     );
     return 1;
   }

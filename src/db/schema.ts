@@ -191,6 +191,23 @@ export interface GenSellerDailyTable {
   payers: number;
 }
 
+/** A method 2.0.0 period digest of a generation (sql/migrations/0006): all sellers' payments of one period. */
+export interface GenPeriodsTable {
+  generation: number;
+  period_start: bigint;
+  payments: number;
+  sha256: string;
+}
+
+/** A method 2.0.0 period digest of one seller (sql/migrations/0006). */
+export interface GenSellerPeriodsTable {
+  generation: number;
+  seller_address: string;
+  period_start: bigint;
+  payments: number;
+  sha256: string;
+}
+
 /** The read-only view of verified payments per generation (sql/migrations/0002). */
 export interface GenerationPaymentsView {
   generation: number;
@@ -220,5 +237,7 @@ export interface Schema {
   gen_listings: GenListingsTable;
   gen_market_daily: GenMarketDailyTable;
   gen_seller_daily: GenSellerDailyTable;
+  gen_periods: GenPeriodsTable;
+  gen_seller_periods: GenSellerPeriodsTable;
   generation_payments: GenerationPaymentsView;
 }

@@ -4,6 +4,7 @@ import { TallyError } from '../lib/errors.ts';
 import { writeJson } from '../lib/json.ts';
 import { silentLogger, type Logger } from '../lib/log.ts';
 import { METHOD_CONSTANTS, METHOD_VERSION } from './constants.ts';
+import { methodVersion } from './versions.ts';
 import { loadMethodSteps, type MethodStep } from './sql-files.ts';
 
 const DAY_SECONDS = 86_400n;
@@ -27,7 +28,9 @@ export interface ComputeOptions {
   log?: Logger;
   /** Called after each step inside the transaction; a throw aborts the generation (tests). */
   afterStep?: (step: string) => void | Promise<void>;
-  /** The method's steps; defaults to sql/method. */
+  /** The method version to compute with; defaults to METHOD_VERSION (audit passes a retained generation's). */
+  methodVersion?: string;
+  /** The method's steps; defaults to those of `methodVersion` (sql/method and sql/method/<version>). */
   steps?: MethodStep[];
 }
 
@@ -47,8 +50,10 @@ export function windowOf(asOfTs: bigint, windowSeconds = BigInt(METHOD_CONSTANTS
  */
 export async function computeGeneration(db: Kysely<Schema>, options: ComputeOptions): Promise<number> {
   const log = options.log ?? silentLogger;
-  const steps = options.steps ?? loadMethodSteps();
-  const { windowStartTs, marketFromTs } = windowOf(options.asOf.timestamp);
+  const version = options.methodVersion ?? METHOD_VERSION;
+  const constants = methodVersion(version).constants as typeof METHOD_CONSTANTS;
+  const steps = options.steps ?? loadMethodSteps(version);
+  const { windowStartTs, marketFromTs } = windowOf(options.asOf.timestamp, BigInt(constants.window_seconds));
 
   return db.transaction().execute(async (trx) => {
     const snapshot = await trx
@@ -70,17 +75,17 @@ export async function computeGeneration(db: Kysely<Schema>, options: ComputeOpti
         generation: next,
         status: 'building',
         run_seq: options.runSeq,
-        method_version: METHOD_VERSION,
+        method_version: version,
         generated_at: options.generatedAt ?? new Date(),
         as_of_block: options.asOf.number,
         as_of_block_hash: options.asOf.hash.toLowerCase(),
         as_of_ts: options.asOf.timestamp,
-        window_seconds: METHOD_CONSTANTS.window_seconds,
+        window_seconds: constants.window_seconds,
         window_start_ts: windowStartTs,
         market_from_ts: marketFromTs,
         catalog_snapshot_id: options.catalogSnapshotId,
         catalog_sha256: snapshot.sha256,
-        constants: writeJson(METHOD_CONSTANTS),
+        constants: writeJson(constants),
         sources: writeJson(options.sources),
       })
       .execute();

@@ -1,10 +1,13 @@
 import { BASE_CHAIN_ID, BASE_USDC } from '../config/index.ts';
 
-/** The version of the method (docs/METHOD.md). Any change to a rule or a constant changes it. */
-export const METHOD_VERSION = '1.0.0';
+/**
+ * The version of the method new generations are computed with (docs/METHOD.md). Any change to a
+ * rule or a constant changes it. Older versions this code still audits: versions.ts.
+ */
+export const METHOD_VERSION = '2.0.0';
 
 /** The constants of method 1.0.0 as `/api/v1/meta` serves them. */
-export const METHOD_CONSTANTS = Object.freeze({
+export const METHOD_CONSTANTS_1_0_0 = Object.freeze({
   chain_id: BASE_CHAIN_ID,
   usdc_contract: BASE_USDC,
   window_seconds: 2_592_000,
@@ -13,6 +16,13 @@ export const METHOD_CONSTANTS = Object.freeze({
   farm_listing_threshold: 50,
   farm_top_payer_share: 0.9,
   farm_top_payer_min_payments: 10,
+});
+
+/** The constants of method 2.0.0 (the current one): 1.0.0's and the digest period. */
+export const METHOD_CONSTANTS = Object.freeze({
+  ...METHOD_CONSTANTS_1_0_0,
+  /** Length of a digest period (composed digests, docs/METHOD.md "Method 2.0.0"). */
+  digest_period_seconds: 3600,
 });
 
 export type MethodConstants = typeof METHOD_CONSTANTS;

@@ -1,11 +1,26 @@
-import { METHOD_CONSTANTS } from './constants.ts';
+import { METHOD_CONSTANTS, METHOD_CONSTANTS_1_0_0, METHOD_VERSION } from './constants.ts';
+import { TallyError } from '../lib/errors.ts';
+
+export interface MethodVersion {
+  readonly constants: Readonly<Record<string, unknown>>;
+}
 
 /**
  * Every method version this code can compute or audit, with the constants that version defines
  * (docs/METHOD.md). A generation keeps the version it was computed with; a bundle whose constants
- * differ from its version's entry here is not a bundle of that method.
+ * differ from its version's entry here is not a bundle of that method. New generations use
+ * METHOD_VERSION; the SQL of each version is sql/method plus sql/method/<version>.
  */
-export const METHOD_VERSIONS: Readonly<Record<string, { readonly constants: Readonly<Record<string, unknown>> }>> =
-  Object.freeze({
-    '1.0.0': { constants: METHOD_CONSTANTS },
-  });
+export const METHOD_VERSIONS: Readonly<Record<string, MethodVersion>> = Object.freeze({
+  '1.0.0': { constants: METHOD_CONSTANTS_1_0_0 },
+  [METHOD_VERSION]: { constants: METHOD_CONSTANTS },
+});
+
+/** The entry of a method version, or an error naming the versions this code implements. */
+export function methodVersion(version: string): MethodVersion {
+  const entry = Object.hasOwn(METHOD_VERSIONS, version) ? METHOD_VERSIONS[version] : undefined;
+  if (!entry) {
+    throw new TallyError(`method ${version} is not implemented here (known: ${Object.keys(METHOD_VERSIONS).join(', ')})`);
+  }
+  return entry;
+}

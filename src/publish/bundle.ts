@@ -24,6 +24,10 @@ export interface GenerationRows {
   sellers: Record<string, unknown>[];
   payments: Record<string, unknown>[];
   marketDaily: Record<string, unknown>[];
+  /** Method 2.0.0: the period digests of the generation (all sellers), by period_start; [] under 1.0.0. */
+  periods: Record<string, unknown>[];
+  /** Method 2.0.0: the period digests of each seller, by seller_address then period_start. */
+  sellerPeriods: Record<string, unknown>[];
 }
 
 /** Reads every row of one generation (any status), in a stable order. */
@@ -73,6 +77,19 @@ export async function readGenerationRows(db: Kysely<Schema>, generation: number)
     .where('generation', '=', generation)
     .orderBy('day')
     .execute();
+  const periods = await db
+    .selectFrom('gen_periods')
+    .select(['period_start', 'payments', 'sha256'])
+    .where('generation', '=', generation)
+    .orderBy('period_start')
+    .execute();
+  const sellerPeriods = await db
+    .selectFrom('gen_seller_periods')
+    .select(['seller_address', 'period_start', 'payments', 'sha256'])
+    .where('generation', '=', generation)
+    .orderBy(sql`seller_address collate "C"`)
+    .orderBy('period_start')
+    .execute();
   const drop = <T extends { generation: number }>({ generation: _g, ...rest }: T) => rest;
   return {
     generation: {
@@ -99,5 +116,7 @@ export async function readGenerationRows(db: Kysely<Schema>, generation: number)
     sellers: sellers.map(drop),
     payments,
     marketDaily: marketDaily.map(drop),
+    periods,
+    sellerPeriods,
   };
 }

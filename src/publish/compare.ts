@@ -3,7 +3,10 @@ import type { GenerationRows } from './bundle.ts';
 
 /** One difference between a published generation and its recomputation, said for a person. */
 export interface Difference {
-  /** What differs: `digest`, `as_of`, `listing`, `seller`, `payment`, `market_day`, `catalog`. */
+  /**
+   * What differs: `digest`, `first_period` (method 2.0.0: the first period, and seller, whose digest
+   * differs), `as_of`, `listing`, `seller`, `payment`, `market_day`, `period`, `seller_period`.
+   */
   kind: string;
   /** The row's key (listing_id, seller address, tx_hash:log_index, day) or the field's name. */
   key: string;
@@ -45,10 +48,40 @@ function compareRows(
   }
 }
 
+const periodText = (p: Record<string, unknown> | undefined) => (p ? `${String(p.payments)} payments ${String(p.sha256)}` : 'no payment');
+const isoOf = (start: string) => new Date(Number(start) * 1000).toISOString().replace('.000Z', 'Z');
+
+/**
+ * Method 2.0.0 bisection: the first period (in time) whose digest differs between the two, and
+ * the first seller (byte order of its address) whose own digest of that period differs. Found
+ * from the published period digests alone, before any row is compared: it says where two
+ * computations part. Undefined when every period agrees (or under 1.0.0, which has no periods).
+ */
+export function firstPeriodDifference(published: GenerationRows, recomputed: GenerationRows): Difference | undefined {
+  const index = (rows: Record<string, unknown>[], key: (r: Record<string, unknown>) => string) => new Map(rows.map((r) => [key(r), r]));
+  const start = (r: Record<string, unknown>) => String(r.period_start);
+  const p = index(published.periods, start);
+  const r = index(recomputed.periods, start);
+  const starts = [...new Set([...p.keys(), ...r.keys()])].sort((a, b) => Number(BigInt(a) - BigInt(b)) || 0);
+  const first = starts.find((k) => periodText(p.get(k)) !== periodText(r.get(k)));
+  if (first === undefined) return undefined;
+  const sellerKey = (row: Record<string, unknown>) => `${String(row.seller_address)}@${start(row)}`;
+  const ps = index(published.sellerPeriods.filter((x) => start(x) === first), sellerKey);
+  const rs = index(recomputed.sellerPeriods.filter((x) => start(x) === first), sellerKey);
+  const seller = [...new Set([...ps.keys(), ...rs.keys()])]
+    .sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)))
+    .find((k) => periodText(ps.get(k)) !== periodText(rs.get(k)));
+  const where = `${isoOf(first)} (${first})${seller ? ` seller ${seller.split('@')[0]}` : ''}`;
+  const [a, b] = seller ? [ps.get(seller), rs.get(seller)] : [p.get(first), r.get(first)];
+  return { kind: 'first_period', key: where, published: periodText(a), recomputed: periodText(b) };
+}
+
 /**
  * Every difference between a published generation (from our database or a bundle) and the
  * same generation recomputed from raw chain data: digests first, then the as-of point, then
- * each row of listings, sellers, payments and market days, field by field. Values are compared
+ * each row of listings, sellers, payments and market days, field by field. Under method 2.0.0 the
+ * first differing period and seller come right after the digests (firstPeriodDifference), and
+ * every period digest is compared at the end. Values are compared
  * as canonical JSON text, so a bigint and the same integer read from JSON are equal.
  */
 export function compareGenerationRows(published: GenerationRows, recomputed: GenerationRows): Difference[] {
@@ -60,6 +93,8 @@ export function compareGenerationRows(published: GenerationRows, recomputed: Gen
       out.push({ kind: 'digest', key: name, published: String(pg.digests[name]), recomputed: String(rg.digests[name]) });
     }
   }
+  const bisected = firstPeriodDifference(published, recomputed);
+  if (bisected) out.push(bisected);
   if (pg.method_version !== rg.method_version) {
     out.push({ kind: 'method', key: 'method_version', published: pg.method_version, recomputed: rg.method_version });
   }
@@ -72,5 +107,7 @@ export function compareGenerationRows(published: GenerationRows, recomputed: Gen
   compareRows('seller', (r) => String(r.seller_address), published.sellers, recomputed.sellers, out);
   compareRows('payment', (r) => `${r.tx_hash}:${r.log_index}`, published.payments, recomputed.payments, out);
   compareRows('market_day', (r) => String(r.day), published.marketDaily, recomputed.marketDaily, out);
+  compareRows('period', (r) => String(r.period_start), published.periods, recomputed.periods, out);
+  compareRows('seller_period', (r) => `${String(r.seller_address)}@${String(r.period_start)}`, published.sellerPeriods, recomputed.sellerPeriods, out);
   return out;
 }

@@ -17,6 +17,8 @@ const FILES = {
   'sellers.ndjson': 'sellers',
   'payments.ndjson': 'payments',
   'market_daily.ndjson': 'marketDaily',
+  'periods.ndjson': 'periods',
+  'seller_periods.ndjson': 'sellerPeriods',
 } as const satisfies Record<string, Exclude<keyof GenerationRows, 'generation'>>;
 
 export interface ManifestFile {
@@ -26,6 +28,9 @@ export interface ManifestFile {
 }
 
 export type Manifest = GenerationRows['generation'] & { format: string; files: ManifestFile[] };
+
+/** Files added with method 2.0.0: a bundle of a 1.0.0 generation exported before them has none. */
+const OPTIONAL = new Set(['periods.ndjson', 'seller_periods.ndjson']);
 
 const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
 const ndjson = (lines: string[]) => lines.map((l) => `${l}\n`).join('');
@@ -87,6 +92,10 @@ export async function readBundle(dir: string): Promise<Bundle> {
   for (const [name, key] of Object.entries(FILES)) {
     const entry = manifest.files.find((f) => f.name === name);
     const text = await readFile(path.join(dir, name), 'utf8').catch(() => null);
+    if (text === null && !entry && OPTIONAL.has(name)) {
+      (rows as any)[key] = [];
+      continue;
+    }
     if (text === null || !entry) {
       integrity.push(`${name}: missing`);
       (rows as any)[key] = [];

@@ -50,6 +50,8 @@ export interface CycleDeps<Client = unknown> {
       asOf: AsOf;
       catalogSnapshotId: bigint;
       sources: unknown[];
+      /** Defaults to the current method; audit passes the audited generation's. */
+      methodVersion?: string;
       log?: Logger;
       afterStep?: (step: string) => void | Promise<void>;
     },

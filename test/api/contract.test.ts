@@ -175,6 +175,15 @@ describe.each(backends())('API contract on $backend', ({ backend }) => {
     expect(idle.json.metrics.median_payment_30d_micro.provenance.inputs).toEqual({ payments: 0, first_block: null, last_block: null });
   });
 
+  it('default: a 1.0.0 generation serves its seller periods as none (its digest is the flat 1.0.0 one)', async () => {
+    const res = await call(`/api/v1/sellers/${A}/periods`);
+    expect(res.status).toBe(200);
+    expect(res.json).toEqual({
+      generation: 1, method_version: '1.0.0', seller_address: A, slug: A, window: WINDOW,
+      digest_period_seconds: null, evidence_sha256: sellerEvidence(A), periods: [],
+    });
+  });
+
   it('default: evidence payments newest first, window only, paged', async () => {
     const first = await call(`/api/v1/sellers/${A}/payments?limit=2`);
     expect(first.json.payments).toEqual([

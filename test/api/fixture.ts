@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Schema } from '../../src/db/schema.ts';
 import { BASE_USDC } from '../../src/config/index.ts';
-import { METHOD_CONSTANTS } from '../../src/method/constants.ts';
+import { METHOD_CONSTANTS_1_0_0 as METHOD_CONSTANTS } from '../../src/method/constants.ts';
 
 /**
  * A small published generation written straight into the tables, with its expected values worked

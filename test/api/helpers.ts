@@ -58,5 +58,5 @@ export class DocumentValidator {
 /** The OpenAPI path template a concrete URL belongs to. */
 export function templateOf(url: string): string {
   const path = url.split('?')[0]!;
-  return path.replace(/^\/api\/v1\/sellers\/[^/]+(\/payments)?$/, (_m, p: string | undefined) => `/api/v1/sellers/{slug}${p ?? ''}`);
+  return path.replace(/^\/api\/v1\/sellers\/[^/]+(\/payments|\/periods)?$/, (_m, p: string | undefined) => `/api/v1/sellers/{slug}${p ?? ''}`);
 }

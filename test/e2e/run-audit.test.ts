@@ -199,10 +199,10 @@ describe('run, run again, audit (anvil + real USDC)', () => {
     const bundle = path.join(dir, 'g1');
     expect((await tally(['export', '--generation', '1', '--out', bundle], targets[0]!.env)).code).toBe(0);
     const manifestFile = path.join(bundle, 'manifest.json');
-    writeFileSync(manifestFile, readFileSync(manifestFile, 'utf8').replace('"method_version": "1.0.0"', '"method_version": "0.9.0"'));
+    writeFileSync(manifestFile, readFileSync(manifestFile, 'utf8').replace('"method_version": "2.0.0"', '"method_version": "0.9.0"'));
     const { code, out } = await tally(['audit', '--bundle', bundle], { RPC_URL: anvil.url, LOG_LEVEL: 'silent' });
     expect(code).toBe(1);
-    expect(out).toContain('computed with method 0.9.0; this x402-tally implements method 1.0.0');
+    expect(out).toContain('computed with method 0.9.0; this x402-tally implements methods 1.0.0, 2.0.0');
   });
 
   it('error: an unreachable RPC makes the audit exit 75', async () => {

@@ -28,15 +28,17 @@ const EXPECTED = {
   [S.J]: { listing_count: 1, payments_30d: 5, payers_30d: 3, revenue: 999n, median: 200n, evidence_state: 'verified', farm_reasons: null, rank: 3 },
 } as const;
 
-describe.each(backends())('method 1.0.0 on $backend', ({ backend }) => {
+describe.each(backends())('method (numbers of 1.0.0 and 2.0.0) on $backend', ({ backend }) => {
   let database: TestDatabase;
   let generation: number;
+  let generation1: number;
   let fixture: Awaited<ReturnType<typeof loadFixture>>;
 
   beforeAll(async () => {
     database = await freshDatabase(backend);
     fixture = await loadFixture(database.db);
     generation = await compute(database.db, fixture.snapshotId);
+    generation1 = await compute(database.db, fixture.snapshotId, { methodVersion: '1.0.0' });
   });
   afterAll(async () => database?.close());
 
@@ -118,13 +120,26 @@ describe.each(backends())('method 1.0.0 on $backend', ({ backend }) => {
     for (const d of quiet) expect(d).toMatchObject({ payments: 0, volume_micro: 0n, payers: 0, sellers_paid: 0, median_payment_micro: null });
   });
 
-  it('behavior: evidence digests, of the generation and of each seller, match the sorted lines', async () => {
+  it('behavior: a 1.0.0 generation has the same numbers as the 2.0.0 one, its own version and constants', async () => {
+    const rows = (n: number) => database.db.selectFrom('gen_sellers').selectAll().where('generation', '=', n)
+      .orderBy('seller_address').execute().then((r) => r.map(({ generation: _g, evidence_sha256: _e, ...rest }) => rest));
+    expect(await rows(generation1)).toEqual(await rows(generation));
+    const g = await database.db.selectFrom('generations').select(['method_version', 'constants'])
+      .where('generation', 'in', [generation, generation1]).orderBy('generation').execute();
+    expect(g.map((r) => r.method_version)).toEqual(['2.0.0', '1.0.0']);
+    expect((g[0]!.constants as Record<string, unknown>).digest_period_seconds).toBe(3600);
+    expect(Object.hasOwn(g[1]!.constants as object, 'digest_period_seconds')).toBe(false);
+    const periods = await database.db.selectFrom('gen_seller_periods').select('generation').where('generation', '=', generation1).execute();
+    expect(periods).toEqual([]);
+  });
+
+  it('behavior: 1.0.0 evidence digests, of the generation and of each seller, match the sorted lines', async () => {
     const counted = fixture.transfers.filter((t) => t.counted);
     const g = await database.db.selectFrom('generations').select(['evidence_sha256', 'status'])
-      .where('generation', '=', generation).executeTakeFirstOrThrow();
+      .where('generation', '=', generation1).executeTakeFirstOrThrow();
     expect(g).toEqual({ evidence_sha256: digestOf(counted), status: 'ready' });
     const sellers = await database.db.selectFrom('gen_sellers').select(['seller_address', 'evidence_sha256'])
-      .where('generation', '=', generation).execute();
+      .where('generation', '=', generation1).execute();
     for (const s of sellers) {
       const own = counted.filter((t) => t.to === s.seller_address);
       expect(s.evidence_sha256).toBe(own.length === 0 ? EMPTY_SHA : digestOf(own));

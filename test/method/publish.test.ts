@@ -14,7 +14,7 @@ import {
   readGenerationRows,
 } from '../../src/publish/index.ts';
 import { backends, freshDatabase, type TestDatabase } from '../helpers/db.ts';
-import { S } from './fixture.ts';
+import { DEC_10, S } from './fixture.ts';
 import { compute, loadFixture } from './setup.ts';
 
 async function countRows(database: TestDatabase, generation: number) {
@@ -115,6 +115,8 @@ describe.each(backends())('publishing on $backend', ({ backend }) => {
         ['sellers.ndjson', 10],
         ['payments.ndjson', stored.payments.length],
         ['market_daily.ndjson', 30],
+        ['periods.ndjson', 2],
+        ['seller_periods.ndjson', 9],
       ]);
       const bundle = await readBundle(out);
       expect(bundle.integrity).toEqual([]);
@@ -146,6 +148,25 @@ describe.each(backends())('publishing on $backend', ({ backend }) => {
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
+  });
+
+  it('behavior: compare names the first period and seller whose digest differs, right after the digests', async () => {
+    database = await freshDatabase(backend);
+    const { snapshotId } = await loadFixture(database.db);
+    const stored = await readGenerationRows(database.db, await compute(database.db, snapshotId));
+    const other = structuredClone(stored);
+    const start = DEC_10 + 21_600n; // 2025-12-10T06:00:00Z: the fixture's first period
+    const ofB = other.sellerPeriods.find((p) => p.seller_address === S.B && p.period_start === start)!;
+    ofB.sha256 = 'f'.repeat(64);
+    other.periods[0]!.sha256 = 'e'.repeat(64);
+    other.generation.digests.evidence_sha256 = '0'.repeat(64);
+    const diffs = compareGenerationRows(stored, other).map(formatDifference);
+    const wasB = stored.sellerPeriods.find((p) => p.seller_address === S.B && p.period_start === start)!;
+    expect(diffs.slice(0, 2)).toEqual([
+      `digest evidence_sha256: published ${stored.generation.digests.evidence_sha256}, recomputed ${'0'.repeat(64)}`,
+      `first_period 2025-12-10T06:00:00Z (${start}) seller ${S.B}: published 4 payments ${String(wasB.sha256)}, recomputed 4 payments ${'f'.repeat(64)}`,
+    ]);
+    expect(diffs).toHaveLength(4); // and the two period rows themselves
   });
 });
 

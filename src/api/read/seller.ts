@@ -50,6 +50,7 @@ export async function readProfile(db: Kysely<Schema>, g: GenerationRow, address:
     as_of_block: g.as_of_block,
     inputs: { payments: s.payments_30d, first_block: s.first_block, last_block: s.last_block },
     evidence_sha256: s.evidence_sha256,
+    ...(g.method_version === '1.0.0' ? {} : { evidence_periods: `/api/v1/sellers/${s.seller_address}/periods?generation=${g.generation}` }),
   });
   return {
     seller_address: s.seller_address,

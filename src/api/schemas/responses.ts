@@ -71,6 +71,7 @@ export const Provenance = z.strictObject({
     last_block: ChainInt.nullable(),
   }),
   evidence_sha256: Hex64.meta({ description: "sha256 of the seller's evidence lines (docs/METHOD.md)" }),
+  evidence_periods: z.string().optional().meta({ description: 'method 2.0.0: the path of the period digests evidence_sha256 is composed of' }),
 });
 components.add(Provenance, { id: 'Provenance' });
 
@@ -119,6 +120,25 @@ export const PaymentsPage = z.strictObject({
 });
 components.add(PaymentsPage, { id: 'PaymentsPage' });
 
+export const PeriodDigest = z.strictObject({
+  period_start: Iso.meta({ description: 'start of the period (UTC); the window\'s first and last periods hold only in-window payments' }),
+  period_start_unix: z.int().nonnegative().meta({ description: 'the same start in unix seconds: the first field of the digest line' }),
+  payments: Count,
+  sha256: Hex64.meta({ description: 'sha256 of the period\'s evidence lines tx_hash:log_index:from:to:value\\n in byte order' }),
+});
+components.add(PeriodDigest, { id: 'PeriodDigest' });
+
+export const SellerPeriods = z.strictObject({
+  ...Snapshot,
+  seller_address: Address,
+  slug: Address,
+  window: Window,
+  digest_period_seconds: z.int().positive().nullable().meta({ description: 'null for a method 1.0.0 generation (no periods)' }),
+  evidence_sha256: Hex64.meta({ description: 'sha256 of one line period_start_unix:payments:sha256\\n per period below, in order' }),
+  periods: z.array(PeriodDigest),
+});
+components.add(SellerPeriods, { id: 'SellerPeriods' });
+
 export const MarketDay = z.strictObject({
   day: z.iso.date(),
   payments: Count,
@@ -143,6 +163,8 @@ export const Constants = z.strictObject({
   farm_listing_threshold: z.int().positive(),
   farm_top_payer_share: z.number().gt(0).lt(1),
   farm_top_payer_min_payments: z.int().positive(),
+  /** Method 2.0.0: the length of a digest period in seconds (absent under 1.0.0). */
+  digest_period_seconds: z.int().positive().optional(),
 });
 components.add(Constants, { id: 'MethodConstants' });
 

@@ -68,6 +68,8 @@ export async function recomputeGeneration(
       asOf,
       catalogSnapshotId,
       sources: Array.isArray(g.sources) ? (g.sources as unknown[]) : [],
+      // the generation's own method: a retained 1.0.0 generation is audited under 1.0.0
+      methodVersion: g.method_version,
       log: log.child({ stage: 'method' }),
     });
     return await readGenerationRows(scratch.db, generation);
