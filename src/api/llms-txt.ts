@@ -21,6 +21,7 @@ export const LLMS_TXT = `# x402-tally
 - [Rankings](/api/v1/rankings): verified sellers by 30-day verified revenue
 - [Seller](/api/v1/sellers/{address}): metrics, each with the provenance to recompute it, and the seller's listings
 - [Seller payments](/api/v1/sellers/{address}/payments): the verified payments behind the seller's numbers
+- [Seller periods](/api/v1/sellers/{address}/periods): the per-hour evidence digests the seller's digest is composed of (method 2.x)
 - [Market](/api/v1/market/daily): daily market aggregate
 - [OpenAPI](/api/v1/openapi.json): every endpoint, parameter and field, described
 - Pages follow next_cursor until it is null. Errors are JSON {"error": {"code", "message"}}; the message names the bad parameter.

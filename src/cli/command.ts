@@ -100,7 +100,9 @@ export function describeError(error: unknown): string {
   const parts: string[] = [];
   for (let e: unknown = error, depth = 0; e !== undefined && e !== null && depth < 5; depth++) {
     const message = e instanceof Error ? e.message : String(e);
-    if (message && !parts.includes(message)) parts.push(message.split('\n')[0]!);
+    const line = message.split('\n')[0]!;
+    // A cause already quoted by the message it caused is not repeated.
+    if (line && !parts.some((p) => p.includes(line))) parts.push(line);
     e = e instanceof Error ? e.cause : undefined;
   }
   return parts.join(': ') || (error instanceof TallyError ? error.name : 'unknown error');

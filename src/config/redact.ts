@@ -1,13 +1,11 @@
 /**
- * An RPC or catalog URL reduced to its scheme and host: providers put API keys in the path, the
+ * An RPC, catalog or database URL reduced to its scheme and host: providers put API keys in the path, the
  * query and the user info, so none of those is ever shown. Non-URLs (file names) pass unchanged.
  */
 export function redactUrl(value: string): string {
   try {
     const url = new URL(value);
-    if (url.protocol !== 'http:' && url.protocol !== 'https:' && url.protocol !== 'ws:' && url.protocol !== 'wss:') {
-      return value;
-    }
+    if (!['http:', 'https:', 'ws:', 'wss:', 'postgres:', 'postgresql:'].includes(url.protocol)) return value;
     const hidden = url.pathname !== '/' || url.search !== '' || url.username !== '' || url.password !== '';
     return `${url.protocol}//${url.host}${hidden ? '/…' : ''}`;
   } catch {
@@ -18,8 +16,8 @@ export function redactUrl(value: string): string {
 /**
  * The parts of a URL that may hold a secret, longest first, as they can appear in a text: the
  * path with its query, the path, the query, each query value, each path segment, the user and
- * the password, raw and percent-decoded. A provider that echoes the request ("invalid api key in
- * /v2/KEY?apikey=KEY2") shows any of them. Short pieces (under 6 characters, such as `v2` or
+ * the password, raw and percent-decoded (of a database URL: the password only). A provider that
+ * echoes the request ("invalid api key in /v2/KEY?apikey=KEY2") shows any of them. Short pieces (under 6 characters, such as `v2` or
  * `rpc`) are common words, not keys, and are left alone.
  */
 export function secretParts(value: string): string[] {
@@ -33,6 +31,11 @@ export function secretParts(value: string): string[] {
   const add = (piece: string) => {
     for (const p of [piece, safeDecode(piece)]) if (p.length >= 6) parts.add(p);
   };
+  // A database URL's secret is its password; its user and database names are not keys.
+  if (url.protocol === 'postgres:' || url.protocol === 'postgresql:') {
+    add(url.password);
+    return [...parts];
+  }
   if (url.pathname !== '/' || url.search) add(url.pathname + url.search);
   if (url.pathname !== '/') add(url.pathname);
   if (url.search) add(url.search.slice(1));
