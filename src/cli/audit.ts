@@ -23,7 +23,7 @@ async function loadPublished(ctx: CommandContext): Promise<Published> {
     return { rows: bundle.rows, from: `bundle ${dir}`, integrity: bundle.integrity };
   }
   const generation = parseGeneration(ctx.args.generation);
-  const database = await openStore(ctx.config);
+  const database = await openStore(ctx.config, { readOnly: true });
   try {
     return { rows: await readGenerationRows(database.db, generation), from: 'the database', integrity: [] };
   } finally {

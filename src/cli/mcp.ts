@@ -14,7 +14,7 @@ import { openStore } from './store.ts';
  * closes stdin or on SIGINT/SIGTERM. Read-only, like serve.
  */
 export async function mcpCommand(ctx: CommandContext): Promise<number> {
-  const database = await openStore(ctx.config);
+  const database = await openStore(ctx.config, { readOnly: true });
   try {
     await assertSchemaCurrent(database);
     const internalToken = randomBytes(16).toString('hex');

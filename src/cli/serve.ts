@@ -55,7 +55,7 @@ export async function assertSchemaCurrent(database: Database): Promise<void> {
 
 /** `x402-tally serve`: the read-only API until SIGINT/SIGTERM. */
 export async function serveCommand(ctx: CommandContext): Promise<number> {
-  const database = await openStore(ctx.config);
+  const database = await openStore(ctx.config, { readOnly: true });
   try {
     await assertSchemaCurrent(database);
     const api = await startApi(ctx, database, ctx.config.CADENCE_SECONDS);
