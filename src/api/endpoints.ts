@@ -142,6 +142,7 @@ const PATTERNS = [
   ...ENDPOINTS.map((e) => e.path),
   `${BASE}/openapi.json`,
   `${BASE}/docs`,
+  `${BASE}/generations/{generation}/bundle/{file}`,
   '/llms.txt',
 ].map((p) => new RegExp(`^${p.replace(/\{\w+\}/g, '[^/]+')}$`));
 

@@ -7,6 +7,7 @@ import type { Kysely } from 'kysely';
 import type { Schema } from '../db/schema.ts';
 import { silentLogger, type Logger } from '../lib/log.ts';
 import { ResponseCache } from './cache.ts';
+import { registerBundleRoute } from './bundle-route.ts';
 import { DOCS_HTML } from './docs-page.ts';
 import { LLMS_TXT } from './llms-txt.ts';
 import { BASE, ENDPOINTS, routePath } from './endpoints.ts';
@@ -127,6 +128,7 @@ export async function buildApi(db: Kysely<Schema>, options: ApiOptions): Promise
     rejectQuery(request);
     return reply.header('cache-control', 'public, max-age=300').type('text/html; charset=utf-8').send(DOCS_HTML);
   });
+  registerBundleRoute(app, db);
   app.get('/llms.txt', async (request: FastifyRequest, reply: FastifyReply) => {
     rejectQuery(request);
     return reply.header('cache-control', 'public, max-age=300').type('text/plain; charset=utf-8').send(LLMS_TXT);
