@@ -4,7 +4,7 @@ import type { Config } from '../config/index.ts';
 import type { Database } from '../db/index.ts';
 import { migrate } from '../db/migrate.ts';
 import type { Schema } from '../db/schema.ts';
-import { TallyError, TemporaryError } from '../lib/errors.ts';
+import { TemporaryError } from '../lib/errors.ts';
 import { silentLogger, type Logger } from '../lib/log.ts';
 import { METHOD_CONSTANTS } from '../method/constants.ts';
 import { acquireRunLock, type HeldLock } from './lock.ts';
@@ -212,16 +212,6 @@ export async function runCycle<Client>(
   } finally {
     await lock?.release();
   }
-}
-
-/** An injected crash, for tests of interrupted runs. */
-export class InjectedCrash extends TallyError {}
-
-/** A hook that crashes the run at `point` (e.g. `before:sync`, `compute:10_sellers`, `publish:commit`). */
-export function crashAt(point: string): (p: string) => void {
-  return (p) => {
-    if (p === point) throw new InjectedCrash(`injected crash at ${point}`);
-  };
 }
 
 /**

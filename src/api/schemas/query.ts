@@ -73,7 +73,6 @@ export const MarketQuery = z.strictObject({
   to: day.optional().meta({ description: 'last day, inclusive (YYYY-MM-DD)' }),
   generation,
 });
-export const NoQuery = z.strictObject({});
 
 export const SlugParams = z.strictObject({
   slug: text('an address')
