@@ -1,5 +1,10 @@
 import { sql, type Kysely } from 'kysely';
-import type { Catalog } from '../catalog/types.ts';
+import type { readCatalog, storeCatalogSnapshot } from '../catalog/index.ts';
+import type { createChainClient, resolveAsOf } from '../chain/index.ts';
+import type { AsOf } from '../lib/as-of.ts';
+import type { computeGeneration } from '../method/index.ts';
+import type { publishGeneration, pruneGenerations } from '../publish/index.ts';
+import type { SyncStats, syncChain } from '../sync/index.ts';
 import type { Config } from '../config/index.ts';
 import type { Database } from '../db/index.ts';
 import { migrate } from '../db/migrate.ts';
@@ -10,58 +15,22 @@ import { METHOD_CONSTANTS } from '../method/constants.ts';
 import { acquireRunLock, type HeldLock } from './lock.ts';
 import { buildSources } from './sources.ts';
 
-/** The block a generation is computed as of. */
-export interface AsOf {
-  number: bigint;
-  hash: `0x${string}`;
-  /** Unix seconds. */
-  timestamp: bigint;
-}
+export type { AsOf } from '../lib/as-of.ts';
 
 /**
- * The stages of a run, wired through ports so that tests can replace any of them and so that this
- * file knows the stages' signatures only (src/run/deps.ts binds the real ones).
+ * The stages of a run, as a port: tests replace any of them, and this file calls them only
+ * through it (src/run/deps.ts binds the real ones). Each member is the type of the real function,
+ * so a stage whose signature changes fails to compile here and in every fake of it.
  */
-export interface CycleDeps<Client = unknown> {
-  readCatalog(source: string, options: { chainId: number; usdcAddress: string; log?: Logger }): Promise<Catalog>;
-  storeCatalogSnapshot(db: Kysely<Schema>, catalog: Catalog): Promise<bigint>;
-  createChainClient(options: { rpcUrls: string[]; chainId: number; log?: Logger }): Client;
-  resolveAsOf(client: Client, options: { asOfBlock?: bigint; confirmations?: number }): Promise<AsOf>;
-  syncChain(
-    db: Kysely<Schema>,
-    client: Client,
-    options: {
-      usdcAddress: string;
-      sellers: string[];
-      asOf: AsOf;
-      windowSeconds: number;
-      runSeq: bigint;
-      log?: Logger;
-      confirmations?: number;
-      finalBlock?: bigint;
-      signal?: AbortSignal;
-      onProgress?: (progress: { ranges: number; totalRanges: number; fromBlock: bigint; toBlock: bigint }) => void;
-    },
-  ): Promise<unknown>;
-  computeGeneration(
-    db: Kysely<Schema>,
-    options: {
-      runSeq: bigint;
-      asOf: AsOf;
-      catalogSnapshotId: bigint;
-      sources: unknown[];
-      /** Defaults to the current method; audit passes the audited generation's. */
-      methodVersion?: string;
-      log?: Logger;
-      afterStep?: (step: string) => void | Promise<void>;
-    },
-  ): Promise<number>;
-  publishGeneration(
-    db: Kysely<Schema>,
-    generation: number,
-    options?: { beforeCommit?: () => void | Promise<void>; as?: 'latest' | 'pinnable'; allowOlderAsOf?: boolean },
-  ): Promise<void>;
-  pruneGenerations(db: Kysely<Schema>, retain: number): Promise<{ generations: number[] } | number[]>;
+export interface CycleDeps {
+  readCatalog: typeof readCatalog;
+  storeCatalogSnapshot: typeof storeCatalogSnapshot;
+  createChainClient: typeof createChainClient;
+  resolveAsOf: typeof resolveAsOf;
+  syncChain: typeof syncChain;
+  computeGeneration: typeof computeGeneration;
+  publishGeneration: typeof publishGeneration;
+  pruneGenerations: typeof pruneGenerations;
 }
 
 /** Points where a run can be interrupted (tests inject a crash with `failAt`). */
@@ -99,7 +68,7 @@ export interface RunReport {
   sellers: number;
   listings: number;
   rejected: number;
-  sync: unknown;
+  sync: SyncStats;
   pruned: number[];
   /** Milliseconds per stage. */
   ms: Partial<Record<RunStage, number>>;
@@ -112,10 +81,10 @@ export interface RunReport {
  * its run sequence and are simply reused (or superseded) by the next run. Safe to re-run at any
  * time; two overlapping runs never both write (the second fails with a TemporaryError, exit 75).
  */
-export async function runCycle<Client>(
+export async function runCycle(
   database: Database,
   config: Config,
-  deps: CycleDeps<Client>,
+  deps: CycleDeps,
   options: CycleOptions = {},
 ): Promise<RunReport> {
   const log = options.log ?? silentLogger;
