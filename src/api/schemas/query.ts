@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CATEGORIES } from '../../method/constants.ts';
+import { CATEGORIES } from '../../lib/categories.ts';
 
 /**
  * Request parameters. Query objects are strict (an unknown parameter is a 400); every value
