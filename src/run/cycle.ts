@@ -1,4 +1,4 @@
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { readCatalog, storeCatalogSnapshot } from '../catalog/index.ts';
 import type { createChainClient, resolveAsOf } from '../chain/index.ts';
 import type { AsOf } from '../lib/as-of.ts';
@@ -12,6 +12,7 @@ import type { Schema } from '../db/schema.ts';
 import { TemporaryError } from '../lib/errors.ts';
 import { silentLogger, type Logger } from '../lib/log.ts';
 import { METHOD_CONSTANTS } from '../method/constants.ts';
+import { sellersOf, syncAndCompute } from './generation.ts';
 import { acquireRunLock, type HeldLock } from './lock.ts';
 import { buildSources } from './sources.ts';
 
@@ -110,7 +111,7 @@ export async function runCycle(
     const catalog = await stage('catalog', () =>
       deps.readCatalog(config.CATALOG_SOURCE, { chainId: config.CHAIN_ID, usdcAddress: config.USDC_ADDRESS, log: log.child({ stage: 'catalog' }) }),
     );
-    const sellers = [...new Set(catalog.listings.flatMap((l) => (l.verifiability === 'base_usdc' && l.seller_address ? [l.seller_address] : [])))].sort();
+    const sellers = sellersOf(catalog);
     log.info({ items: catalog.items.length, listings: catalog.listings.length, rejected: catalog.rejects.length, sellers: sellers.length }, 'catalog read');
     const catalogSnapshotId = await stage('snapshot', () => deps.storeCatalogSnapshot(db, catalog));
 
@@ -125,16 +126,20 @@ export async function runCycle(
     const readAt = new Date();
     const { publishAs, finalBlock } = await checkAsOfAgainstLive(db, config, asOf, options.makeLatest ?? false);
 
-    const { rows } = await sql<{ seq: bigint }>`select nextval('ingest_seq') as seq`.execute(db);
-    const runSeq = BigInt(rows[0]!.seq);
-    const sync = await stage('sync', () =>
-      deps.syncChain(db, client, {
-        usdcAddress: config.USDC_ADDRESS,
-        sellers,
-        asOf,
-        windowSeconds: METHOD_CONSTANTS.window_seconds,
-        runSeq,
-        log: log.child({ stage: 'sync' }),
+    const sources = buildSources(
+      { source: catalog.source, fetchedAt: catalog.fetchedAt, items: catalog.items.length, listings: catalog.listings.length, rejected: catalog.rejects.length, sha256: catalog.sha256 },
+      { chainId: config.CHAIN_ID, contract: config.USDC_ADDRESS, indexedToBlock: asOf.number, indexedToTimestamp: asOf.timestamp, now: readAt },
+    );
+    const { generation, runSeq, sync } = await syncAndCompute(db, deps, client, {
+      catalog,
+      catalogSnapshotId,
+      asOf,
+      usdcAddress: config.USDC_ADDRESS,
+      windowSeconds: METHOD_CONSTANTS.window_seconds,
+      sources,
+      log,
+      stage,
+      sync: {
         ...(config.CONFIRMATIONS !== undefined ? { confirmations: config.CONFIRMATIONS } : {}),
         ...(finalBlock !== undefined ? { finalBlock } : {}),
         ...(options.signal ? { signal: options.signal } : {}),
@@ -143,27 +148,12 @@ export async function runCycle(
           // A synchronous hook can stop the run between two stored chunks (tests).
           void hook(`sync:chunk:${p.ranges}`);
         },
-      }),
-    );
-    log.info({ sync }, 'chain synced');
-
-    const sources = buildSources(
-      { source: catalog.source, fetchedAt: catalog.fetchedAt, items: catalog.items.length, listings: catalog.listings.length, rejected: catalog.rejects.length, sha256: catalog.sha256 },
-      { chainId: config.CHAIN_ID, contract: config.USDC_ADDRESS, indexedToBlock: asOf.number, indexedToTimestamp: asOf.timestamp, now: readAt },
-    );
-    const generation = await stage('compute', () =>
-      deps.computeGeneration(db, {
-        runSeq,
-        asOf,
-        catalogSnapshotId,
-        sources,
-        log: log.child({ stage: 'method' }),
-        afterStep: async (step) => {
-          progress(`compute: ${step}`);
-          await hook(`compute:${step}`);
-        },
-      }),
-    );
+      },
+      afterStep: async (step) => {
+        progress(`compute: ${step}`);
+        await hook(`compute:${step}`);
+      },
+    });
     await stage('publish', async () => {
       // The lock must still be ours when the pointer moves (a dropped session released it).
       await lock?.assertHeld();
