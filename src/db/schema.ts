@@ -197,6 +197,30 @@ export interface GenSellerPeriodsTable {
   sha256: string;
 }
 
+/** Derived per-hour partials of closed hours (sql/migrations/0007), reused by incremental runs. */
+export interface PartStateTable {
+  id: ColumnType<boolean, boolean | undefined, boolean>;
+  checked_seq: bigint;
+  period_seconds: bigint;
+  lo: bigint;
+  hi: bigint;
+  sellers_key: string;
+}
+export interface PartSellersTable {
+  seller_address: string;
+}
+export interface PartSellerHoursTable {
+  seller_address: string;
+  hour_start: bigint;
+  payments: number;
+  sha256: string;
+}
+export interface PartHoursTable {
+  hour_start: bigint;
+  payments: number;
+  sha256: string;
+}
+
 /** The read-only view of verified payments per generation (sql/migrations/0002). */
 export interface GenerationPaymentsView {
   generation: number;
@@ -228,5 +252,9 @@ export interface Schema {
   gen_seller_daily: GenSellerDailyTable;
   gen_periods: GenPeriodsTable;
   gen_seller_periods: GenSellerPeriodsTable;
+  part_state: PartStateTable;
+  part_sellers: PartSellersTable;
+  part_seller_hours: PartSellerHoursTable;
+  part_hours: PartHoursTable;
   generation_payments: GenerationPaymentsView;
 }
