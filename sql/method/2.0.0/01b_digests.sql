@@ -89,40 +89,45 @@ select c.seller_id, m.period_start
   from m_changed m
   join m_catalog_sellers c using (seller_address);
 
+-- (the test is on each payment, before grouping, so that reused periods are never sorted)
 insert into part_seller_hours (seller_address, hour_start, payments, sha256)
 select c.seller_address, b.period_start, b.payments, b.sha256
   from (select seller_id,
-               block_timestamp - block_timestamp % (select p from m_part)  as period_start,
+               period_start,
                count(*)::int                                               as payments,
                encode(sha256(convert_to(
                  string_agg(evidence_line, '' order by evidence_line collate "C"), 'UTF8')), 'hex') as sha256
-          from m_payments
-         where block_timestamp >= (select w1 from m_part)
-           and block_timestamp < (select w2 from m_part)
+          from (select seller_id, evidence_line,
+                       block_timestamp - block_timestamp % (select p from m_part) as period_start
+                  from m_payments
+                 where block_timestamp >= (select w1 from m_part)
+                   and block_timestamp < (select w2 from m_part)) x
+         where seller_id in (select seller_id from m_build_sellers)
+            or period_start < (select lo from m_part_old)
+            or period_start >= (select hi from m_part_old)
+            or (seller_id, period_start) in (select seller_id, period_start from m_changed_ids)
          group by 1, 2) b
-  join m_catalog_sellers c using (seller_id)
- where b.seller_id in (select seller_id from m_build_sellers)
-    or b.period_start < (select lo from m_part_old)
-    or b.period_start >= (select hi from m_part_old)
-    or (b.seller_id, b.period_start) in (select seller_id, period_start from m_changed_ids);
+  join m_catalog_sellers c using (seller_id);
 
 insert into part_sellers (seller_address)
 select seller_address from m_catalog_sellers where seller_id in (select seller_id from m_build_sellers);
 
 -- The global closed periods: all of them when the catalog's seller set changed, else as above.
 insert into part_hours (hour_start, payments, sha256)
-select block_timestamp - block_timestamp % (select p from m_part),
+select period_start,
        count(*)::int,
        encode(sha256(convert_to(
          string_agg(evidence_line, '' order by evidence_line collate "C"), 'UTF8')), 'hex')
-  from m_payments
- where block_timestamp >= (select w1 from m_part)
-   and block_timestamp < (select w2 from m_part)
- group by 1
-having (select sellers_key is distinct from (select sellers_key from m_part) from m_part_old)
-    or block_timestamp - block_timestamp % (select p from m_part) < (select lo from m_part_old)
-    or block_timestamp - block_timestamp % (select p from m_part) >= (select hi from m_part_old)
-    or block_timestamp - block_timestamp % (select p from m_part) in (select period_start from m_changed);
+  from (select evidence_line,
+               block_timestamp - block_timestamp % (select p from m_part) as period_start
+          from m_payments
+         where block_timestamp >= (select w1 from m_part)
+           and block_timestamp < (select w2 from m_part)) x
+ where (select sellers_key is distinct from (select sellers_key from m_part) from m_part_old)
+    or period_start < (select lo from m_part_old)
+    or period_start >= (select hi from m_part_old)
+    or period_start in (select period_start from m_changed)
+ group by 1;
 
 delete from part_state;
 insert into part_state (checked_seq, period_seconds, lo, hi, sellers_key)
