@@ -19,7 +19,7 @@ import { openDatabase } from '../src/db/index.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { createScratchSchema } from '../src/db/scratch-schema.ts';
 import { createLogger } from '../src/lib/log.ts';
-import { computeGeneration, loadMethodSteps } from '../src/method/index.ts';
+import { computeGeneration, loadMethodSteps, type MethodStep } from '../src/method/index.ts';
 import { publishGeneration } from '../src/publish/index.ts';
 
 const PAYMENTS = Number(process.env.PAYMENTS ?? 1_000_000);
@@ -108,7 +108,11 @@ async function main() {
   `).execute(db);
   await sql`analyze usdc_transfers`.execute(db);
   const t4 = performance.now();
+  // SPLIT_STEPS: one logged step per SQL statement (to see where a step's time goes).
+  const split = (steps: MethodStep[]) => steps.flatMap((st) => st.sql.split(/;\s*\n/).filter((q) => /\S/.test(q.replace(/--.*$/gm, '')))
+    .map((q, i) => ({ ...st, name: `${st.name}#${i + 1} ${q.replace(/--.*$/gm, '').trim().split('\n')[0]!.slice(0, 60)}`, sql: q })));
   const steady = await computeGeneration(db, {
+    ...(process.env.SPLIT_STEPS ? { steps: split(loadMethodSteps()) } : {}),
     runSeq: 2n,
     asOf: { number: AS_OF_BLOCK + 450n, hash: `0x${'cd'.repeat(32)}`, timestamp: AS_OF_TS + 900n },
     catalogSnapshotId: snapshot.snapshot_id,

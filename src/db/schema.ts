@@ -180,7 +180,15 @@ export interface GenSellerDailyTable {
   payers: number;
 }
 
-/** A method 2.0.0 period digest of a generation (sql/migrations/0006): all sellers' payments of one period. */
+/** The edge periods of a 2.0.0 generation (sql/migrations/0006); gen_edge_seller_periods has a seller_address too. */
+export interface GenEdgePeriodsTable {
+  generation: number;
+  period_start: bigint;
+  payments: number;
+  sha256: string;
+}
+
+/** A method 2.0.0 period digest of a generation (the view of sql/migrations/0007): all sellers' payments of one period. */
 export interface GenPeriodsTable {
   generation: number;
   period_start: bigint;
@@ -188,7 +196,7 @@ export interface GenPeriodsTable {
   sha256: string;
 }
 
-/** A method 2.0.0 period digest of one seller (sql/migrations/0006). */
+/** A method 2.0.0 period digest of one seller (the view of sql/migrations/0007). */
 export interface GenSellerPeriodsTable {
   generation: number;
   seller_address: string;
@@ -214,11 +222,15 @@ export interface PartSellerHoursTable {
   hour_start: bigint;
   payments: number;
   sha256: string;
+  gen_from: number;
+  gen_to: number | null;
 }
 export interface PartHoursTable {
   hour_start: bigint;
   payments: number;
   sha256: string;
+  gen_from: number;
+  gen_to: number | null;
 }
 
 /** The read-only view of verified payments per generation (sql/migrations/0002). */
@@ -250,6 +262,8 @@ export interface Schema {
   gen_listings: GenListingsTable;
   gen_market_daily: GenMarketDailyTable;
   gen_seller_daily: GenSellerDailyTable;
+  gen_edge_periods: GenEdgePeriodsTable;
+  gen_edge_seller_periods: GenEdgePeriodsTable & { seller_address: string };
   gen_periods: GenPeriodsTable;
   gen_seller_periods: GenSellerPeriodsTable;
   part_state: PartStateTable;

@@ -12,13 +12,16 @@
 -- window, ended by the as-of time) come from the derived tables part_* (migration 0007) when
 -- their facts did not change since part_state.checked_seq; the rest (new periods, periods whose
 -- facts changed, new sellers, the two edge periods) is computed from m_payments, i.e. the facts.
+-- Partial rows are versioned by generation (gen_from, gen_to): a row is never changed, only
+-- closed (gen_to = this generation) and replaced, so earlier generations keep their periods.
 
 -- One run at a time maintains the partials (a concurrent compute waits here).
 lock table part_state in exclusive mode;
 
 create temp table m_part on commit drop as
 select x.*, greatest(x.w1, x.as_of_ts - x.as_of_ts % x.p) as w2
-  from (select g.run_seq,
+  from (select g.generation,
+               g.run_seq,
                g.as_of_ts,
                g.digest_period_seconds                                          as p,
                -- the first period starting after the (excluded) window start
@@ -41,10 +44,15 @@ select coalesce(max(s.checked_seq), (select run_seq from m_part))     as checked
          or max(s.checked_seq) > (select run_seq from m_part)          as reset
   from part_state s;
 
-delete from part_seller_hours where (select reset from m_part_old);
-delete from part_hours where (select reset from m_part_old);
+update part_seller_hours set gen_to = (select generation from m_part)
+ where gen_to is null and (select reset from m_part_old);
+update part_hours set gen_to = (select generation from m_part)
+ where gen_to is null and (select reset from m_part_old);
 delete from part_sellers where (select reset from m_part_old);
 update m_part_old set checked_seq = (select run_seq from m_part), lo = 0, hi = 0, sellers_key = null where reset;
+
+create temp table m_part_flags on commit drop as
+select (select sellers_key from m_part_old) is distinct from (select sellers_key from m_part) as sellers_changed;
 
 -- (seller, period) whose facts changed since the partials were checked: added or removed by a
 -- later run (new blocks, backfill of a seller's coverage, reorg).
@@ -61,24 +69,36 @@ select distinct t.to_address,
  where t.removed_seq > (select checked_seq from m_part_old)
    and t.removed_seq <= (select run_seq from m_part);
 
--- Drop what changed, what left the closed range, and sellers no longer in the catalog (their
--- facts are no longer indexed, so their partials could not be kept exact).
-delete from part_seller_hours h
- using m_changed c
- where h.seller_address = c.seller_address and h.hour_start = c.period_start;
-delete from part_seller_hours
- where hour_start < (select w1 from m_part)
-    or hour_start >= (select w2 from m_part)
-    or seller_address not in (select seller_address from m_catalog_sellers);
-delete from part_sellers where seller_address not in (select seller_address from m_catalog_sellers);
-delete from part_hours
- where hour_start < (select w1 from m_part)
-    or hour_start >= (select w2 from m_part)
-    or hour_start in (select period_start from m_changed)
-    or (select sellers_key is distinct from (select sellers_key from m_part) from m_part_old);
+-- Close what changed, what left the closed range, and (when the catalog's seller set changed)
+-- the sellers no longer in the catalog: their facts are no longer indexed, so their partials
+-- could not be kept exact.
+update part_seller_hours h
+   set gen_to = (select generation from m_part)
+  from m_changed c
+ where h.gen_to is null and h.seller_address = c.seller_address and h.hour_start = c.period_start;
+update part_seller_hours
+   set gen_to = (select generation from m_part)
+ where gen_to is null
+   and (hour_start < (select w1 from m_part) or hour_start >= (select w2 from m_part));
+update part_seller_hours
+   set gen_to = (select generation from m_part)
+ where gen_to is null
+   and (select sellers_changed from m_part_flags)
+   and seller_address not in (select seller_address from m_catalog_sellers);
+delete from part_sellers
+ where (select sellers_changed from m_part_flags)
+   and seller_address not in (select seller_address from m_catalog_sellers);
+update part_hours
+   set gen_to = (select generation from m_part)
+ where gen_to is null
+   and (hour_start < (select w1 from m_part)
+        or hour_start >= (select w2 from m_part)
+        or hour_start in (select period_start from m_changed)
+        or (select sellers_changed from m_part_flags));
 
 -- Build the missing closed periods from the facts: all of them for a seller without partials,
--- else those outside the old range [lo, hi) and those whose facts changed.
+-- else those outside the old range [lo, hi) and those whose facts changed. The test is on each
+-- payment, before grouping, so that reused periods are never sorted again.
 create temp table m_build_sellers on commit drop as
 select c.seller_id
   from m_catalog_sellers c
@@ -89,9 +109,8 @@ select c.seller_id, m.period_start
   from m_changed m
   join m_catalog_sellers c using (seller_address);
 
--- (the test is on each payment, before grouping, so that reused periods are never sorted)
-insert into part_seller_hours (seller_address, hour_start, payments, sha256)
-select c.seller_address, b.period_start, b.payments, b.sha256
+insert into part_seller_hours (seller_address, hour_start, payments, sha256, gen_from)
+select c.seller_address, b.period_start, b.payments, b.sha256, (select generation from m_part)
   from (select seller_id,
                period_start,
                count(*)::int                                               as payments,
@@ -113,17 +132,18 @@ insert into part_sellers (seller_address)
 select seller_address from m_catalog_sellers where seller_id in (select seller_id from m_build_sellers);
 
 -- The global closed periods: all of them when the catalog's seller set changed, else as above.
-insert into part_hours (hour_start, payments, sha256)
+insert into part_hours (hour_start, payments, sha256, gen_from)
 select period_start,
        count(*)::int,
        encode(sha256(convert_to(
-         string_agg(evidence_line, '' order by evidence_line collate "C"), 'UTF8')), 'hex')
+         string_agg(evidence_line, '' order by evidence_line collate "C"), 'UTF8')), 'hex'),
+       (select generation from m_part)
   from (select evidence_line,
                block_timestamp - block_timestamp % (select p from m_part) as period_start
           from m_payments
          where block_timestamp >= (select w1 from m_part)
            and block_timestamp < (select w2 from m_part)) x
- where (select sellers_key is distinct from (select sellers_key from m_part) from m_part_old)
+ where (select sellers_changed from m_part_flags)
     or period_start < (select lo from m_part_old)
     or period_start >= (select hi from m_part_old)
     or period_start in (select period_start from m_changed)
@@ -133,36 +153,23 @@ delete from part_state;
 insert into part_state (checked_seq, period_seconds, lo, hi, sellers_key)
 select run_seq, p, w1, w2, sellers_key from m_part;
 
--- The periods of this generation: closed ones from the partials, the edges from the facts.
-create temp table m_seller_periods on commit drop as
-select c.seller_id, h.hour_start as period_start, h.payments, h.sha256
-  from part_seller_hours h
-  join m_catalog_sellers c using (seller_address)
- where h.hour_start >= (select w1 from m_part)
-   and h.hour_start < (select w2 from m_part)
-union all
-select seller_id,
-       block_timestamp - block_timestamp % (select p from m_part),
-       count(*)::int,
-       encode(sha256(convert_to(
-         string_agg(evidence_line, '' order by evidence_line collate "C"), 'UTF8')), 'hex')
-  from m_payments
- where in_window
-   and (block_timestamp < (select w1 from m_part) or block_timestamp >= (select w2 from m_part))
- group by 1, 2;
-
-insert into gen_seller_periods (generation, seller_address, period_start, payments, sha256)
-select (select generation from m_gen), c.seller_address, p.period_start, p.payments, p.sha256
-  from m_seller_periods p
+-- The edge periods of this generation, from the facts (its closed ones are the live partials:
+-- the views gen_seller_periods and gen_periods join both).
+insert into gen_edge_seller_periods (generation, seller_address, period_start, payments, sha256)
+select (select generation from m_part), c.seller_address, e.period_start, e.payments, e.sha256
+  from (select seller_id,
+               block_timestamp - block_timestamp % (select p from m_part) as period_start,
+               count(*)::int                                               as payments,
+               encode(sha256(convert_to(
+                 string_agg(evidence_line, '' order by evidence_line collate "C"), 'UTF8')), 'hex') as sha256
+          from m_payments
+         where in_window
+           and (block_timestamp < (select w1 from m_part) or block_timestamp >= (select w2 from m_part))
+         group by 1, 2) e
   join m_catalog_sellers c using (seller_id);
 
-insert into gen_periods (generation, period_start, payments, sha256)
-select (select generation from m_gen), hour_start, payments, sha256
-  from part_hours
- where hour_start >= (select w1 from m_part)
-   and hour_start < (select w2 from m_part)
-union all
-select (select generation from m_gen),
+insert into gen_edge_periods (generation, period_start, payments, sha256)
+select (select generation from m_part),
        block_timestamp - block_timestamp % (select p from m_part),
        count(*)::int,
        encode(sha256(convert_to(
@@ -173,16 +180,32 @@ select (select generation from m_gen),
  group by 2;
 
 create temp table m_seller_digests on commit drop as
-select seller_id,
+select c.seller_id,
        encode(sha256(convert_to(
-         string_agg(period_start || ':' || payments || ':' || sha256 || E'\n', '' order by period_start),
+         string_agg(p.period_start || ':' || p.payments || ':' || p.sha256 || E'\n', '' order by p.period_start),
          'UTF8')), 'hex') as digest
-  from m_seller_periods
- group by seller_id;
+  from (select seller_address, hour_start as period_start, payments, sha256
+          from part_seller_hours
+         where gen_to is null
+           and hour_start >= (select w1 from m_part)
+           and hour_start < (select w2 from m_part)
+        union all
+        select seller_address, period_start, payments, sha256
+          from gen_edge_seller_periods
+         where generation = (select generation from m_part)) p
+  join m_catalog_sellers c using (seller_address)
+ group by c.seller_id;
 
 create temp table m_global_digest on commit drop as
 select encode(sha256(convert_to(
          coalesce(string_agg(period_start || ':' || payments || ':' || sha256 || E'\n', '' order by period_start), ''),
          'UTF8')), 'hex') as digest
-  from gen_periods
- where generation = (select generation from m_gen);
+  from (select hour_start as period_start, payments, sha256
+          from part_hours
+         where gen_to is null
+           and hour_start >= (select w1 from m_part)
+           and hour_start < (select w2 from m_part)
+        union all
+        select period_start, payments, sha256
+          from gen_edge_periods
+         where generation = (select generation from m_part)) p;
