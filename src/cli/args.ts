@@ -26,6 +26,7 @@ const COMMAND_FLAGS = {
   generation: { type: 'string' },
   out: { type: 'string' },
   bundle: { type: 'string' },
+  seller: { type: 'string' },
   'no-serve': { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
@@ -41,6 +42,8 @@ export interface ParsedArgs {
   generation: string | undefined;
   out: string | undefined;
   bundle: string | undefined;
+  /** audit --seller 0x...: recompute one seller from its own logs only. */
+  seller: string | undefined;
   noServe: boolean;
 }
 
@@ -79,6 +82,7 @@ export function parseCommandLine(argv: readonly string[]): ParsedArgs {
     generation: str('generation'),
     out: str('out'),
     bundle: str('bundle'),
+    seller: str('seller'),
     noServe: values['no-serve'] === true,
   };
 }

@@ -31,6 +31,7 @@ Flags (each also read from the environment variable in brackets; flags win)
   --generation N                                       audit, export
   --out DIR                                            export
   --bundle DIR                                         audit from an exported bundle (no database needed)
+  --seller 0x...                                       audit one seller from its own logs only
   -h, --help
 
 Logs are JSON lines on stderr; command output is on stdout. See docs/operations.md.

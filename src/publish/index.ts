@@ -2,4 +2,4 @@ export { publishGeneration, publishedGeneration } from './publish.ts';
 export { pruneGenerations, type PruneResult } from './prune.ts';
 export { readGenerationRows, type GenerationRows } from './bundle.ts';
 export { BUNDLE_FORMAT, exportGeneration, readBundle, type Bundle, type Manifest, type ManifestFile } from './export.ts';
-export { compareGenerationRows, formatDifference, type Difference } from './compare.ts';
+export { compareGenerationRows, compareSellerRows, firstPeriodDifference, formatDifference, type Difference } from './compare.ts';

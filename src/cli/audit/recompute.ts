@@ -28,13 +28,15 @@ export function chainOf(rows: GenerationRows, config: Config): { chainId: number
  * nothing but the scratch database, which is deleted afterwards. It lives in a temporary folder
  * rather than in memory: PGlite's in-memory file system writes large tables several times slower
  * (docs/benchmarks.md, Method). A RPC that cannot be reached gives a
- * TemporaryError (exit 75).
+ * TemporaryError (exit 75). With `options.seller`, only that seller's logs are indexed: only its
+ * own rows (compareSellerRows) are meaningful.
  */
 export async function recomputeGeneration(
   published: GenerationRows,
   config: Config,
   deps: CycleDeps,
   log: Logger = silentLogger,
+  options: { seller?: string } = {},
 ): Promise<GenerationRows> {
   const { chainId, usdcAddress } = chainOf(published, config);
   const g = published.generation;
@@ -45,7 +47,9 @@ export async function recomputeGeneration(
     const items = published.catalogItemLines.map((line) => JSON.parse(line) as unknown);
     const catalog = buildCatalog(items, { source: g.catalog.source, fetchedAt: new Date(g.catalog.fetched_at) }, { chainId, usdcAddress });
     const catalogSnapshotId = await deps.storeCatalogSnapshot(scratch.db, catalog);
-    const sellers = [...new Set(catalog.listings.flatMap((l) => (l.verifiability === 'base_usdc' && l.seller_address ? [l.seller_address] : [])))].sort();
+    const all = [...new Set(catalog.listings.flatMap((l) => (l.verifiability === 'base_usdc' && l.seller_address ? [l.seller_address] : [])))].sort();
+    // --seller: index only that seller's logs (the other sellers' numbers are then not comparable)
+    const sellers = options.seller === undefined ? all : all.filter((s) => s === options.seller);
 
     const client = deps.createChainClient({ rpcUrls: [...config.RPC_URL], chainId, log: log.child({ stage: 'chain' }) });
     // The chain's own block at the published number: its hash is compared with the published
