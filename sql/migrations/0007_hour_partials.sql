@@ -13,6 +13,16 @@
 -- adds a new one, so the periods of a published generation never change. Prune deletes rows
 -- closed at or before the oldest remaining generation.
 
+-- The tables of 0006 now hold a generation's *edge* periods only: those not wholly inside its
+-- window or not yet ended at its as-of time (the window's first and last, partial, periods). Its
+-- closed periods are the partials below, shared between generations; the views gen_periods and
+-- gen_seller_periods (end of this file) give all of a generation's periods under the old names.
+-- Rows of generations computed before this migration stay as they are: all of their periods.
+alter table gen_periods rename to gen_edge_periods;
+alter index gen_periods_pkey rename to gen_edge_periods_pkey;
+alter table gen_seller_periods rename to gen_edge_seller_periods;
+alter index gen_seller_periods_pkey rename to gen_edge_seller_periods_pkey;
+
 -- One row: the seq the live partials are exact at, their period, the hour range [lo, hi) they
 -- cover for every seller of part_sellers, and the key (sha256 of the sorted addresses) of the
 -- seller set the global hours were built over.

@@ -4,11 +4,14 @@ import { badParameter } from './errors.ts';
  * Opaque page cursors of the rankings and the evidence payments: 64 lowercase hex digits, so
  * every cursor of the API has one shape. Layout (docs/api.md):
  * - rankings: `01` + the last rank of the page, zero-padded to 62 hex digits;
- * - payments: `02` + the last block number (46 hex digits) + the last log index (16 hex digits).
+ * - payments: `02` + the last block number (46 hex digits) + the last log index (16 hex digits);
+ * - search results: `03` + the number of results already served (62 hex digits), a position in
+ *   the ranked results of one generation (they never change once published).
  * The kind tag makes a cursor of one endpoint a 400 on the other. Pure functions.
  */
 const RANKING = '01';
 const PAYMENT = '02';
+const SEARCH = '03';
 const INT4_MAX = 2_147_483_647n;
 
 export function encodeRankCursor(rank: number): string {
@@ -40,6 +43,18 @@ export function decodePaymentCursor(cursor: string): PaymentPosition {
   // Block numbers are int8 in the database.
   if (blockNumber > 2n ** 63n - 1n || logIndex > INT4_MAX) throw invalid();
   return { blockNumber, logIndex: Number(logIndex) };
+}
+
+export function encodeSearchCursor(served: number): string {
+  return SEARCH + served.toString(16).padStart(62, '0');
+}
+
+/** How many ranked search results come before the next page; 400 when malformed. */
+export function decodeSearchCursor(cursor: string): number {
+  if (!cursor.startsWith(SEARCH)) throw invalid();
+  const served = BigInt(`0x${cursor.slice(2)}`);
+  if (served < 1n || served > INT4_MAX) throw invalid();
+  return Number(served);
 }
 
 function invalid() {

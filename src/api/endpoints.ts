@@ -57,12 +57,14 @@ export const ENDPOINTS: readonly Endpoint[] = [
     operationId: 'listSellers',
     path: `${BASE}/sellers`,
     summary: 'The directory: one row per listing',
-    description: 'Listings by ascending listing_id, up to 50 per page. Follow next_cursor until it is null; every listing appears exactly once.',
+    description:
+      'Listings by ascending listing_id, up to 50 per page. Follow next_cursor until it is null; every listing appears exactly once. ' +
+      'With q: the listings matching the search, best match first, then by listing_id.',
     query: DirectoryQuery,
     response: DirectoryPage,
     responseId: 'DirectoryPage',
     notFound: ['generation_not_found'],
-    load: (db, g, q: z.output<typeof DirectoryQuery>) => readDirectory(db, g, { cursor: q.cursor, category: q.category, limit: q.limit ?? 50 }),
+    load: (db, g, q: z.output<typeof DirectoryQuery>) => readDirectory(db, g, { cursor: q.cursor, category: q.category, tier: q.tier, q: q.q, limit: q.limit ?? 50 }),
   },
   {
     operationId: 'getRankings',
@@ -140,6 +142,8 @@ const PATTERNS = [
   ...ENDPOINTS.map((e) => e.path),
   `${BASE}/openapi.json`,
   `${BASE}/docs`,
+  `${BASE}/generations/{generation}/bundle/{file}`,
+  '/llms.txt',
 ].map((p) => new RegExp(`^${p.replace(/\{\w+\}/g, '[^/]+')}$`));
 
 /** Whether a URL path (no query) names a route of the API, whatever the method (405 vs 404). */

@@ -1,3 +1,5 @@
+import http from 'node:http';
+import type { Duplex } from 'node:stream';
 import cors from '@fastify/cors';
 import rateLimit from '@fastify/rate-limit';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
@@ -5,10 +7,12 @@ import type { Kysely } from 'kysely';
 import type { Schema } from '../db/schema.ts';
 import { silentLogger, type Logger } from '../lib/log.ts';
 import { ResponseCache } from './cache.ts';
+import { registerBundleRoute } from './bundle-route.ts';
 import { DOCS_HTML } from './docs-page.ts';
+import { LLMS_TXT } from './llms-txt.ts';
 import { BASE, ENDPOINTS, routePath } from './endpoints.ts';
-import { ApiError, errorBody } from './errors.ts';
-import { clientErrorHandler, installErrorHandlers, MAX_URL_LENGTH } from './handlers/errors.ts';
+import { ALLOWED_METHODS, ApiError, errorBody } from './errors.ts';
+import { answerOnSocket, clientErrorHandler, installErrorHandlers, MAX_URL_LENGTH } from './handlers/errors.ts';
 import { metaHandler, snapshotHandler, type HandlerContext } from './handlers/snapshot.ts';
 import { openApiDocument } from './openapi.ts';
 import { PublishedPointer } from './published.ts';
@@ -27,7 +31,16 @@ export interface ApiOptions {
   cacheTtlMs?: number;
   /** Byte budget of the in-memory response cache (default 64 MiB). */
   cacheBytes?: number;
+  /**
+   * Requests that carry this value in the `x-tally-internal` header skip the rate limit: the MCP
+   * server's own reads of the API (src/mcp), counted once already as the client's /mcp request.
+   * A random value made per process; unset, no request skips the limit.
+   */
+  internalToken?: string;
 }
+
+/** The header that carries ApiOptions.internalToken. */
+export const INTERNAL_HEADER = 'x-tally-internal';
 
 /**
  * The read-only API over published generations (SPEC 4). Returns a Fastify instance that is
@@ -45,8 +58,24 @@ export async function buildApi(db: Kysely<Schema>, options: ApiOptions): Promise
     routerOptions: { maxParamLength: MAX_URL_LENGTH },
     return503OnClosing: true,
     clientErrorHandler,
+    serverFactory: (handler) => {
+      // Node answers an HTTP/1.1 request without Host with an empty 400 of its own; let it through
+      // to the onRequest hook, which answers in the API's error shape. CONNECT never reaches a
+      // route: Node emits 'connect', and without a listener it drops the socket unanswered.
+      const server = http.createServer({ requireHostHeader: false }, handler);
+      server.on('connect', (_request, socket: Duplex) => answerOnSocket(socket, 405, 'Method Not Allowed', 'method_not_allowed', `CONNECT is not allowed; this API is read-only (${ALLOWED_METHODS})`, { Allow: ALLOWED_METHODS }));
+      return server;
+    },
     // A URL that is not valid percent-encoded UTF-8 never reaches a route or the error handler.
-    frameworkErrors: (_error, _request, rawReply) => {
+    frameworkErrors: (_error, request, rawReply) => {
+      // A path parameter over the router's limit fails here, before the onRequest hook: same 414.
+      if (request.url.length > MAX_URL_LENGTH) {
+        return (rawReply as FastifyReply)
+          .code(414)
+          .header('cache-control', 'no-store')
+          .type('application/json; charset=utf-8')
+          .send(errorBody('uri_too_long', `the URL is longer than ${MAX_URL_LENGTH} characters`));
+      }
       (rawReply as FastifyReply)
         .code(400)
         .header('cache-control', 'no-store')
@@ -65,6 +94,7 @@ export async function buildApi(db: Kysely<Schema>, options: ApiOptions): Promise
   await app.register(rateLimit, {
     max: options.rateLimitPerMinute,
     timeWindow: 60_000,
+    allowList: (request) => options.internalToken !== undefined && request.headers[INTERNAL_HEADER] === options.internalToken,
     errorResponseBuilder: (_request, context) =>
       new ApiError(context.statusCode, 'rate_limited', `more than ${context.max} requests per minute from this client; retry in ${context.after}`),
   });
@@ -97,6 +127,11 @@ export async function buildApi(db: Kysely<Schema>, options: ApiOptions): Promise
   app.get(`${BASE}/docs`, async (request: FastifyRequest, reply: FastifyReply) => {
     rejectQuery(request);
     return reply.header('cache-control', 'public, max-age=300').type('text/html; charset=utf-8').send(DOCS_HTML);
+  });
+  registerBundleRoute(app, db);
+  app.get('/llms.txt', async (request: FastifyRequest, reply: FastifyReply) => {
+    rejectQuery(request);
+    return reply.header('cache-control', 'public, max-age=300').type('text/plain; charset=utf-8').send(LLMS_TXT);
   });
   return app;
 }

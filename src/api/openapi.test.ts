@@ -12,11 +12,11 @@ function types(s: any): string[] {
 }
 
 describe('openApiDocument', () => {
-  it('default: OpenAPI 3.1.0, info.version 1.0.0, the seven snapshot paths and the two documentation paths', () => {
+  it('default: OpenAPI 3.1.0, info.version 1.0.0, the snapshot paths, the bundle files and the two documentation paths', () => {
     expect(doc.openapi).toBe('3.1.0');
     expect(doc.info.version).toBe('1.0.0');
     expect(Object.keys(doc.paths).sort()).toEqual([
-      '/api/v1/docs', '/api/v1/market/daily', '/api/v1/meta', '/api/v1/openapi.json', '/api/v1/rankings',
+      '/api/v1/docs', '/api/v1/generations/{generation}/bundle/{file}', '/api/v1/market/daily', '/api/v1/meta', '/api/v1/openapi.json', '/api/v1/rankings',
       '/api/v1/sellers', '/api/v1/sellers/{slug}', '/api/v1/sellers/{slug}/payments', '/api/v1/sellers/{slug}/periods',
     ]);
   });

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { METHOD_VERSION } from '../method/constants.ts';
+import { BUNDLE_FILE_NAMES } from '../publish/export.ts';
 import { ENDPOINTS, BASE, type Endpoint } from './endpoints.ts';
 import { ALLOWED_METHODS, ERROR_CODES } from './errors.ts';
 import { components } from './schemas/common.ts';
@@ -32,8 +33,16 @@ function componentSchemas(): Record<string, Json> {
   return Object.fromEntries(Object.entries(out.schemas).map(([id, s]) => [id, strip(s)]));
 }
 
+/**
+ * The JSON Schema of one zod schema of the API, inlined, as this document writes it (bigint as
+ * integer). The MCP server (src/mcp) describes its tools' inputs and outputs with it.
+ */
+export function jsonSchemaOf(schema: z.ZodType, io: 'input' | 'output' = 'output'): Json {
+  return strip(z.toJSONSchema(schema, { io, unrepresentable: 'any', override }) as Json);
+}
+
 function parameterSchema(schema: z.ZodType): Json {
-  return strip(z.toJSONSchema(schema, { io: 'output', unrepresentable: 'any', override }) as Json);
+  return jsonSchemaOf(schema);
 }
 
 function parameters(e: Endpoint): Json[] {
@@ -148,6 +157,31 @@ export function openApiDocument(): Json {
             '200': { description: 'OK', content: { 'application/json': { schema: { type: 'object' } } } },
             '400': { $ref: '#/components/responses/BadRequest' },
             '429': { $ref: '#/components/responses/TooManyRequests' },
+          },
+        },
+      },
+      [`${BASE}/generations/{generation}/bundle/{file}`]: {
+        get: {
+          operationId: 'getBundleFile',
+          summary: 'A file of the audit bundle of a retained generation',
+          description:
+            'manifest.json and each NDJSON file it lists, byte for byte what `x402-tally export` writes. Download them into a folder ' +
+            'and run `x402-tally audit --bundle DIR` to recompute every number from the chain (docs/operations.md, "Audit").',
+          tags: ['snapshot'],
+          parameters: [
+            { name: 'generation', in: 'path', required: true, description: 'a retained published generation', schema: { type: 'integer', minimum: 1, maximum: 2147483647 } },
+            { name: 'file', in: 'path', required: true, description: 'the file of the bundle', schema: { type: 'string', enum: [...BUNDLE_FILE_NAMES] } },
+          ],
+          responses: {
+            '200': {
+              description: 'The file; immutable (Cache-Control: public, max-age=31536000, immutable).',
+              content: { 'application/json': { schema: { type: 'object' } }, 'application/x-ndjson': { schema: { type: 'string' } } },
+            },
+            '400': { $ref: '#/components/responses/BadRequest' },
+            '404': { description: 'No such file (not_found) or generation_not_found.', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
+            '429': { $ref: '#/components/responses/TooManyRequests' },
+            '500': { $ref: '#/components/responses/InternalError' },
+            '503': { $ref: '#/components/responses/Unavailable' },
           },
         },
       },

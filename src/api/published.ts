@@ -6,6 +6,8 @@ export interface PublishedGeneration {
   /** When it was published (falls back to generated_at, which the contract makes non-null). */
   readonly publishedAt: Date;
   readonly generatedAt: Date;
+  /** Unix seconds of the generation's as-of block. */
+  readonly asOfTs: number;
 }
 
 /** What is published right now: the pointer's generation and every retained published one. */
@@ -73,7 +75,7 @@ export class PublishedPointer {
     const rows = await this.db
       .selectFrom('generations as g')
       .leftJoin('published_pointer as p', (join) => join.on(sql<boolean>`true`))
-      .select(['g.generation', 'g.published_at', 'g.generated_at', 'p.generation as latest'])
+      .select(['g.generation', 'g.published_at', 'g.generated_at', 'g.as_of_ts', 'p.generation as latest'])
       .where('g.status', '=', 'published')
       .orderBy('g.generation')
       .execute();
@@ -84,6 +86,7 @@ export class PublishedPointer {
         generation: row.generation,
         publishedAt: row.published_at ?? row.generated_at,
         generatedAt: row.generated_at,
+        asOfTs: Number(row.as_of_ts),
       });
       latestNumber = row.latest;
     }

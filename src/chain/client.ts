@@ -2,7 +2,7 @@ import { createPublicClient, custom, http, type EIP1193RequestFn, type PublicCli
 import { redactUrl } from '../config/redact.ts';
 import { TallyError, TemporaryError } from '../lib/errors.ts';
 import { silentLogger, type Logger } from '../lib/log.ts';
-import { describeError, retryAfterMs, shouldRetry } from './errors.ts';
+import { describeError, InvalidResponseError, retryAfterMs, shouldRetry } from './errors.ts';
 import { createNodeFetch } from './node-fetch.ts';
 
 export interface ChainClientOptions {
@@ -46,7 +46,24 @@ export interface ChainClient {
   readonly viem: PublicClient;
 }
 
-/** Creates the client. No request is made until used; safe to create per run. */
+/**
+ * An RPC URL serves another chain than CHAIN_ID: a configuration mistake (exit 1), never a reorg
+ * to apply or a reason to fall over to the next URL.
+ */
+export class ChainIdMismatchError extends TallyError {
+  constructor(host: string, expected: number, served: number) {
+    super(`RPC_URL ${host} serves chain id ${served}, but CHAIN_ID is ${expected}; point RPC_URL at a node of chain ${expected} (or set CHAIN_ID)`, {
+      details: { host, expected, served },
+    });
+  }
+}
+
+/**
+ * Creates the client. No request is made until used; safe to create per run. Before a URL serves
+ * its first request, its `eth_chainId` is checked against `chainId` (once per URL and client, so
+ * a fallback URL is checked when the run first falls over to it): another chain is a
+ * ChainIdMismatchError.
+ */
 export function createChainClient(options: ChainClientOptions): ChainClient {
   const urls = [...options.rpcUrls];
   if (urls.length === 0) throw new TallyError('no RPC URL given: set RPC_URL');
@@ -56,7 +73,22 @@ export function createChainClient(options: ChainClientOptions): ChainClient {
   const retryDelayMs = options.retryDelayMs ?? 250;
   const log = options.log ?? silentLogger;
   const fetchFn = createNodeFetch();
-  const transports = urls.map((url) => http(url, { retryCount: 0, timeout, fetchFn })({ retryCount: 0 }).request as EIP1193RequestFn);
+  const transports = urls.map((url) => http(url, { retryCount: 0, timeout, fetchFn, maxResponseBodySize: false })({ retryCount: 0 }).request as EIP1193RequestFn);
+  const checked: (Promise<void> | undefined)[] = urls.map(() => undefined);
+
+  /** Resolves once URL i is known to serve options.chainId; a failed check is tried again next time. */
+  function checkChainId(i: number, signal: AbortSignal | undefined): Promise<void> {
+    checked[i] ??= (async () => {
+      const served = await transports[i]!({ method: 'eth_chainId' } as never, signal ? { signal } : undefined);
+      const id = typeof served === 'string' && /^0x[0-9a-f]+$/i.test(served) ? Number(BigInt(served)) : Number.NaN;
+      if (Number.isNaN(id)) throw new InvalidResponseError(`eth_chainId answered ${String(served).slice(0, 40)}`);
+      if (id !== options.chainId) throw new ChainIdMismatchError(hosts[i]!, options.chainId, id);
+    })().catch((error: unknown) => {
+      if (!(error instanceof ChainIdMismatchError)) checked[i] = undefined;
+      throw error;
+    });
+    return checked[i];
+  }
 
   async function request<T>(method: string, params: readonly unknown[], ro: RequestOptions<T> = {}): Promise<T> {
     for (let round = 0; ; round++) {
@@ -65,10 +97,12 @@ export function createChainClient(options: ChainClientOptions): ChainClient {
       for (let i = 0; i < transports.length; i++) {
         ro.signal?.throwIfAborted();
         try {
+          await checkChainId(i, ro.signal);
           const result = await transports[i]!({ method, params } as never, ro.signal ? { signal: ro.signal } : undefined);
           return ro.validate ? ro.validate(result) : (result as T);
         } catch (error) {
           ro.signal?.throwIfAborted();
+          if (error instanceof ChainIdMismatchError) throw error;
           const classified = ro.classify?.(error);
           if (classified) throw classified;
           const reason = describeError(error, urls);

@@ -1,6 +1,7 @@
 import { getLogsRetryHelper } from '@ponder/utils';
-import { BaseError, HttpRequestError, RpcRequestError, TimeoutError, type Hex } from 'viem';
-import { redactText, redactUrl } from '../config/redact.ts';
+import { BaseError, HttpRequestError, ResponseBodyTooLargeError, RpcRequestError, TimeoutError, type Hex } from 'viem';
+import { redactText, redactUrl, untrustedText } from '../config/redact.ts';
+import { UnsupportedProtocolError } from './node-fetch.ts';
 
 /**
  * A response that contradicts itself or the request (a null result, a log outside the requested
@@ -80,6 +81,8 @@ export function asRangeError(
   params: { fromBlock: Hex; toBlock: Hex; address?: Hex; topics?: unknown[] },
 ): RangeTooLargeError | undefined {
   if (!(error instanceof BaseError)) return undefined;
+  // An answer over the size limit (src/chain/node-fetch.ts): a smaller range gives a smaller one.
+  if (error.walk((e) => e instanceof ResponseBodyTooLargeError)) return new RangeTooLargeError(undefined, 'the answer exceeded the size limit');
   const rpc = error.walk((e) => e instanceof RpcRequestError || typeof (e as { code?: unknown }).code === 'number');
   if (!rpc) return undefined;
   const helped = getLogsRetryHelper({ error: rpc as never, params: [params as never] });
@@ -103,6 +106,9 @@ export function shouldRetry(error: unknown): boolean {
   if (error instanceof InvalidResponseError) return true;
   if (error instanceof RangeTooLargeError) return false;
   if (!(error instanceof BaseError)) return false;
+  // A URL the transport cannot serve stays so (viem wraps the fetch error as an HttpRequestError).
+  if (error.walk((e) => e instanceof UnsupportedProtocolError)) return false;
+  if (error.walk((e) => e instanceof ResponseBodyTooLargeError)) return false;
   if (error.walk((e) => e instanceof TimeoutError)) return true;
   const status = httpStatus(error);
   if (status !== undefined) return status === 408 || status === 429 || status >= 500;
@@ -112,7 +118,10 @@ export function shouldRetry(error: unknown): boolean {
   return code === -1 || code === -32603 || code === -32000 || code === -32005 || code === -32007 || code === 429;
 }
 
-/** A one-line description of an error with every given URL redacted to its host. */
+/**
+ * A one-line description of an error with every given URL redacted (redactText: the URL, and any
+ * part of it the provider echoed), cut short: a provider's error text is untrusted.
+ */
 export function describeError(error: unknown, urls: readonly string[]): string {
   let text: string;
   if (error instanceof BaseError) text = [error.shortMessage, error.details].filter(Boolean).join(': ');
@@ -120,5 +129,5 @@ export function describeError(error: unknown, urls: readonly string[]): string {
   else text = String(error);
   // viem puts the URL in its messages; providers put keys in URLs.
   text = redactText(text, urls).replace(/https?:\/\/[^\s"']+/g, (u) => redactUrl(u));
-  return text.length > 300 ? `${text.slice(0, 300)}…` : text;
+  return untrustedText(text, 300);
 }

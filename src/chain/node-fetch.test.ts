@@ -2,7 +2,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createNodeFetch } from './node-fetch.ts';
+import { ResponseBodyTooLargeError } from 'viem';
+import { createNodeFetch, UnsupportedProtocolError } from './node-fetch.ts';
 
 let server: Server | undefined;
 afterEach(async () => {
@@ -86,5 +87,58 @@ describe('createNodeFetch', () => {
     server!.closeAllConnections();
     server = undefined;
     await expect(createNodeFetch()(url, { method: 'POST', body: '{}' })).rejects.toThrow(/ECONNREFUSED/);
+  });
+
+  it('error: an answer that announces more than the limit is refused before its body is read', async () => {
+    const url = await serve((_req, _body, res) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': '11000000' });
+      res.write('{'); // and never more: the client must not wait for the rest
+    });
+    const error = await createNodeFetch()(url, { method: 'POST', body: '{}' }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ResponseBodyTooLargeError);
+    expect((error as ResponseBodyTooLargeError).size).toBe(11_000_000);
+  });
+
+  it('error: a chunked answer is dropped as soon as it passes the limit', async () => {
+    const url = await serve((_req, _body, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' }); // no length: chunked
+      const chunk = Buffer.alloc(1 << 20, 0x20);
+      for (let i = 0; i < 11; i++) res.write(chunk);
+      res.end();
+    });
+    const error = await createNodeFetch()(url, { method: 'POST', body: '{}' }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ResponseBodyTooLargeError);
+    // dropped within one network chunk past 10,485,760 bytes, not after the 11 MiB sent
+    expect((error as ResponseBodyTooLargeError).size).toBeGreaterThan(10_485_760);
+    expect((error as ResponseBodyTooLargeError).size).toBeLessThan(10_485_760 + (1 << 20));
+  });
+
+  it('error: a gzip bomb is stopped at the limit after decompression, in bounded memory', async () => {
+    // 200 MB of spaces gzip to about 200 KB on the wire.
+    const bomb = gzipSync(Buffer.alloc(200_000_000, 0x20), { level: 9 });
+    expect(bomb.length).toBeLessThan(300_000);
+    const url = await serve((_req, _body, res) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' });
+      res.end(bomb);
+    });
+    const rssBefore = process.memoryUsage().rss;
+    const error = await createNodeFetch()(url, { method: 'POST', body: '{}' }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ResponseBodyTooLargeError);
+    expect((error as ResponseBodyTooLargeError).size).toBeGreaterThan(10_485_760);
+    expect((error as ResponseBodyTooLargeError).size).toBeLessThan(10_485_760 + 1_000_000); // one zlib chunk past the limit
+    expect(process.memoryUsage().rss - rssBefore).toBeLessThan(100_000_000);
+  });
+
+  it('error: a limit of our own applies to every encoding', async () => {
+    const url = await serve((_req, _body, res) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' });
+      res.end(gzipSync('x'.repeat(2000)));
+    });
+    await expect(createNodeFetch({ maxBytes: 1000 })(url, { method: 'POST', body: '{}' })).rejects.toBeInstanceOf(ResponseBodyTooLargeError);
+    expect(await (await createNodeFetch({ maxBytes: 2000 })(url, { method: 'POST', body: '{}' })).text()).toBe('x'.repeat(2000));
+  });
+
+  it('error: a ws:// URL is an UnsupportedProtocolError', async () => {
+    await expect(createNodeFetch()('ws://127.0.0.1:1/rpc', { method: 'POST', body: '{}' })).rejects.toBeInstanceOf(UnsupportedProtocolError);
   });
 });

@@ -1,25 +1,8 @@
 import { parseArgs } from 'node:util';
+import { CONFIG_FLAGS } from '../config/index.ts';
 import { TallyError } from '../lib/errors.ts';
 
-/** Each configuration flag and the environment variable it stands for (flags win over env). */
-export const CONFIG_FLAGS = {
-  'database-url': 'DATABASE_URL',
-  'data-dir': 'DATA_DIR',
-  'rpc-url': 'RPC_URL',
-  catalog: 'CATALOG_SOURCE',
-  'usdc-address': 'USDC_ADDRESS',
-  'chain-id': 'CHAIN_ID',
-  'as-of-block': 'AS_OF_BLOCK',
-  confirmations: 'CONFIRMATIONS',
-  port: 'PORT',
-  host: 'HOST',
-  'rate-limit-per-minute': 'RATE_LIMIT_PER_MINUTE',
-  'retain-generations': 'RETAIN_GENERATIONS',
-  'log-level': 'LOG_LEVEL',
-  'log-format': 'LOG_FORMAT',
-  'rpc-concurrency': 'RPC_CONCURRENCY',
-  every: 'SCHEDULE_EVERY',
-} as const;
+export { CONFIG_FLAGS } from '../config/index.ts';
 
 /** Flags of single commands, not configuration. */
 const COMMAND_FLAGS = {
@@ -28,10 +11,11 @@ const COMMAND_FLAGS = {
   bundle: { type: 'string' },
   seller: { type: 'string' },
   'no-serve': { type: 'boolean' },
+  'make-latest': { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
-export const COMMANDS = ['run', 'serve', 'schedule', 'audit', 'export', 'migrate', 'demo'] as const;
+export const COMMANDS = ['run', 'serve', 'schedule', 'audit', 'export', 'migrate', 'demo', 'mcp'] as const;
 export type CommandName = (typeof COMMANDS)[number];
 
 export interface ParsedArgs {
@@ -45,6 +29,8 @@ export interface ParsedArgs {
   /** audit --seller 0x...: recompute one seller from its own logs only. */
   seller: string | undefined;
   noServe: boolean;
+  /** run: make a generation as of an older block than the live one the latest anyway. */
+  makeLatest: boolean;
 }
 
 /** A mistake on the command line: exit 1 with the usage hint. */
@@ -84,6 +70,7 @@ export function parseCommandLine(argv: readonly string[]): ParsedArgs {
     bundle: str('bundle'),
     seller: str('seller'),
     noServe: values['no-serve'] === true,
+    makeLatest: values['make-latest'] === true,
   };
 }
 

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { TallyError } from '../lib/errors.ts';
-import { METHOD_VERSIONS } from '../method/versions.ts';
+import { writeJson } from '../lib/json.ts';
+import { METHOD_VERSIONS, methodVersion } from '../method/versions.ts';
 import { compareGenerationRows, compareSellerRows, formatDifference, readBundle, readGenerationRows, type GenerationRows } from '../publish/index.ts';
 import { parseGeneration, UsageError } from './args.ts';
 import { recomputeGeneration } from './audit/recompute.ts';
@@ -23,7 +24,7 @@ async function loadPublished(ctx: CommandContext): Promise<Published> {
     return { rows: bundle.rows, from: `bundle ${dir}`, integrity: bundle.integrity };
   }
   const generation = parseGeneration(ctx.args.generation);
-  const database = await openStore(ctx.config);
+  const database = await openStore(ctx.config, { readOnly: true });
   try {
     return { rows: await readGenerationRows(database.db, generation), from: 'the database', integrity: [] };
   } finally {
@@ -68,6 +69,11 @@ export async function auditCommand(ctx: CommandContext): Promise<number> {
   const what = seller === undefined ? '' : ` seller ${seller} (its own logs only)`;
   ctx.out(`auditing generation ${g.generation}${what} from ${from}: as of block ${g.as_of.block_number}, method ${g.method_version}`);
   for (const problem of integrity) ctx.out(`bundle file ${problem}`);
+  const foreign = foreignConstants(g.method_version, g.constants);
+  if (foreign.length > 0) {
+    ctx.out(`the published constants are not those method ${g.method_version} defines: ${foreign.join('; ')}`);
+    integrity.push(...foreign);
+  }
   const started = performance.now();
   const recomputed = await recomputeGeneration(rows, ctx.config, cycleDeps(ctx), ctx.log, seller === undefined ? {} : { seller });
   const differences = seller === undefined ? compareGenerationRows(rows, recomputed) : compareSellerRows(rows, recomputed, seller);
@@ -85,4 +91,15 @@ export async function auditCommand(ctx: CommandContext): Promise<number> {
   for (const d of differences) ctx.out(formatDifference(d));
   ctx.out(`generation ${g.generation}: ${differences.length} difference(s), ${integrity.length} bundle integrity problem(s) (${counts})`);
   return 1;
+}
+
+/** The constants of a published generation that its method version does not define (src/method/versions.ts), said for a person. */
+function foreignConstants(version: string, constants: unknown): string[] {
+  const defined = methodVersion(version).constants;
+  const given = (constants ?? {}) as Record<string, unknown>;
+  const text = (v: unknown) => (v === undefined ? '(absent)' : writeJson(v));
+  return [...new Set([...Object.keys(defined), ...Object.keys(given)])]
+    .sort()
+    .filter((key) => text(defined[key]) !== text(given[key]))
+    .map((key) => `${key} is ${text(given[key])}, method ${version} defines ${text(defined[key])}`);
 }

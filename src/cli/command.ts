@@ -1,4 +1,4 @@
-import { ConfigError, loadConfig, type Config } from '../config/index.ts';
+import { ConfigError, loadConfig, secretUrls, type Config } from '../config/index.ts';
 import { redactText } from '../config/redact.ts';
 import { isTemporary, TallyError } from '../lib/errors.ts';
 import { createLogger, type Logger } from '../lib/log.ts';
@@ -17,7 +17,11 @@ const COMMAND_MODULES: Record<CommandName, () => Promise<Command>> = {
   export: async () => (await import('./export.ts')).exportCommand,
   migrate: async () => (await import('./migrate.ts')).migrateCommand,
   demo: async () => (await import('./demo.ts')).demoCommand,
+  mcp: async () => (await import('./mcp.ts')).mcpCommand,
 };
+
+/** Configuration keys a command cannot do without. */
+const REQUIRED: Partial<Record<CommandName, readonly string[]>> = { run: ['RPC_URL'], schedule: ['RPC_URL'], audit: ['RPC_URL'] };
 
 function stopSignal(): { signal: AbortSignal; dispose: () => void } {
   const controller = new AbortController();
@@ -47,7 +51,7 @@ export async function runCommand(
   const err = io.err ?? ((line: string) => void process.stderr.write(`${line}\n`));
   let config: Config | undefined;
   let log: Logger | undefined;
-  const secrets = () => [...(config?.RPC_URL ?? []), ...(config?.DATABASE_URL ? [config.DATABASE_URL] : [])];
+  const secrets = () => secretUrls(config);
   let dispose = () => {};
   try {
     const args = parseCommandLine(argv);
@@ -55,7 +59,8 @@ export async function runCommand(
       out(HELP);
       return EXIT.ok;
     }
-    config = loadConfig(env, args.overrides);
+    // Checked before anything is opened, with every other problem of the configuration.
+    config = loadConfig(env, args.overrides, { keys: REQUIRED[args.command] ?? [], by: args.command });
     log = (io.log ?? createLogger(config.LOG_LEVEL)).child({ command: args.command });
     let signal = io.signal;
     if (!signal) {
@@ -95,7 +100,9 @@ export function describeError(error: unknown): string {
   const parts: string[] = [];
   for (let e: unknown = error, depth = 0; e !== undefined && e !== null && depth < 5; depth++) {
     const message = e instanceof Error ? e.message : String(e);
-    if (message && !parts.includes(message)) parts.push(message.split('\n')[0]!);
+    const line = message.split('\n')[0]!;
+    // A cause already quoted by the message it caused is not repeated.
+    if (line && !parts.some((p) => p.includes(line))) parts.push(line);
     e = e instanceof Error ? e.cause : undefined;
   }
   return parts.join(': ') || (error instanceof TallyError ? error.name : 'unknown error');

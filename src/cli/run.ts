@@ -21,11 +21,12 @@ export async function runOnce(ctx: CommandContext, database: Database): Promise<
     signal: ctx.signal,
     ...(ctx.progress ? { progress: ctx.progress } : {}),
     ...(ctx.io.hook ? { hook: ctx.io.hook } : {}),
+    ...(ctx.args.makeLatest ? { makeLatest: true } : {}),
   });
   const ms = Math.round(performance.now() - started);
   ctx.log.info({ generation: report.generation, ms, stages: report.ms }, 'run done');
   ctx.out(
-    `published generation ${report.generation} as of block ${report.asOf.number} ` +
+    `published generation ${report.generation}${report.latest ? '' : ' as pinnable only (older than the live generation; see --make-latest)'} as of block ${report.asOf.number} ` +
       `(${new Date(Number(report.asOf.timestamp) * 1000).toISOString()}): ${report.listings} listings, ` +
       `${report.sellers} sellers, ${report.rejected} rejected items; ${ms} ms`,
   );

@@ -2,6 +2,8 @@ import { Cron } from 'croner';
 import { DURATION_PATTERN } from '../config/index.ts';
 import { migrate } from '../db/migrate.ts';
 import { isTemporary } from '../lib/errors.ts';
+import { secretUrls } from '../config/index.ts';
+import { redactText } from '../config/redact.ts';
 import { describeError } from './command.ts';
 import type { CommandContext } from './context.ts';
 import { runOnce } from './run.ts';
@@ -46,8 +48,10 @@ export async function scheduleCommand(ctx: CommandContext): Promise<number> {
         await runOnce(ctx, database);
       } catch (error) {
         const exit = isTemporary(error) ? 75 : 1;
-        ctx.log.error({ exit, error: describeError(error) }, 'scheduled run failed');
-        ctx.err(`run failed (exit ${exit}): ${describeError(error)}`);
+        // Redacted like runCommand's own failure line: the message may quote a configured URL.
+        const message = redactText(describeError(error), secretUrls(ctx.config));
+        ctx.log.error({ exit, error: message }, 'scheduled run failed');
+        ctx.err(`run failed (exit ${exit}): ${message}`);
       }
     })();
     running = attempt;

@@ -1,4 +1,7 @@
+import { randomBytes } from 'node:crypto';
 import { buildApi } from '../api/index.ts';
+import { injectClient } from '../mcp/client.ts';
+import { registerMcpRoute } from '../mcp/http.ts';
 import type { Database } from '../db/index.ts';
 import { schemaStatus } from '../db/migrate.ts';
 import { TallyError } from '../lib/errors.ts';
@@ -10,13 +13,12 @@ export interface RunningApi {
   close(): Promise<void>;
 }
 
-/** Starts the API on an opened database at HOST:PORT; resolves once it listens. */
+/** Starts the API, with the MCP server at /mcp, on an opened database at HOST:PORT; resolves once it listens. */
 export async function startApi(ctx: CommandContext, database: Database, cadenceSeconds: number): Promise<RunningApi> {
-  const app = await buildApi(database.db, {
-    rateLimitPerMinute: ctx.config.RATE_LIMIT_PER_MINUTE,
-    cadenceSeconds,
-    log: ctx.log.child({ stage: 'api' }),
-  });
+  const internalToken = randomBytes(16).toString('hex');
+  const log = ctx.log.child({ stage: 'api' });
+  const app = await buildApi(database.db, { rateLimitPerMinute: ctx.config.RATE_LIMIT_PER_MINUTE, cadenceSeconds, log, internalToken });
+  registerMcpRoute(app, injectClient(app, internalToken), log);
   let address: string;
   try {
     address = await app.listen({ port: ctx.config.PORT, host: ctx.config.HOST });
@@ -53,7 +55,7 @@ export async function assertSchemaCurrent(database: Database): Promise<void> {
 
 /** `x402-tally serve`: the read-only API until SIGINT/SIGTERM. */
 export async function serveCommand(ctx: CommandContext): Promise<number> {
-  const database = await openStore(ctx.config);
+  const database = await openStore(ctx.config, { readOnly: true });
   try {
     await assertSchemaCurrent(database);
     const api = await startApi(ctx, database, ctx.config.CADENCE_SECONDS);

@@ -1,6 +1,8 @@
 import { Kysely, PostgresDialect } from 'kysely';
 import { mkdirSync } from 'node:fs';
 import type pg from 'pg';
+import { redactUrl } from '../config/redact.ts';
+import { isTemporary, TallyError, TemporaryError } from '../lib/errors.ts';
 import { PGliteDialect } from './pglite/dialect.ts';
 import { openPGlite } from './pglite/open.ts';
 import { openPgPool } from './pg/open.ts';
@@ -38,6 +40,7 @@ export function pgPoolOf(db: Kysely<Schema>): pg.Pool | undefined {
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
   if (options.databaseUrl) {
     const pool = openPgPool(options.databaseUrl, options.maxConnections);
+    await assertReachable(pool, options.databaseUrl);
     const db = new Kysely<Schema>({ dialect: new PostgresDialect({ pool }) });
     pgPools.set(db, pool);
     return { db, backend: 'pg', close: () => db.destroy() };
@@ -54,4 +57,22 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
       await pglite.close();
     },
   };
+}
+
+/**
+ * Connects once, so that a database that cannot be used is reported as the database, by its
+ * redacted URL, before any work: not reachable or not accepting connections right now is a
+ * TemporaryError (exit 75); refused credentials or an unknown database are a TallyError that
+ * names DATABASE_URL (exit 1).
+ */
+async function assertReachable(pool: pg.Pool, url: string): Promise<void> {
+  try {
+    (await pool.connect()).release();
+  } catch (error) {
+    await pool.end().catch(() => {});
+    const message = `${(error as Error).message}`.split('\n')[0];
+    const shown = redactUrl(url);
+    if (isTemporary(error)) throw new TemporaryError(`the database ${shown} is not reachable right now: ${message}`, { cause: error });
+    throw new TallyError(`the database ${shown} refused the connection: ${message}; check DATABASE_URL`, { cause: error });
+  }
 }

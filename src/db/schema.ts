@@ -158,6 +158,17 @@ export interface GenListingsTable {
   sibling_listings: number;
 }
 
+/**
+ * The columns of a gen_listings row: every column but `search_doc`, the stored search document
+ * (migration 0014) that the database derives from title, description and resource_url. Select
+ * these rather than `*`, so no reader or bundle carries the derived column.
+ */
+export const GEN_LISTING_COLUMNS = [
+  'generation', 'listing_id', 'seller_address', 'verifiability', 'resource_url', 'title', 'network', 'description',
+  'category', 'category_source', 'tier', 'evidence_state', 'verified_revenue_30d_micro', 'median_payment_30d_micro',
+  'farm_flag', 'farm_reasons', 'sibling_listings',
+] as const satisfies readonly (keyof GenListingsTable)[];
+
 export interface GenMarketDailyTable {
   generation: number;
   day: ColumnType<string, string, string>;

@@ -28,8 +28,12 @@ export class TemporaryError extends TallyError {
 }
 
 // SQLSTATE classes that mean "the database is not available right now" (connection exceptions,
-// operator intervention such as a restart, insufficient resources), so a run can be retried.
-const TEMPORARY_SQLSTATE_CLASSES = ['08', '57', '53'];
+// operator intervention such as a restart, insufficient resources) or "this transaction lost a
+// race" (40: serialization failure, deadlock), so a run can be retried.
+const TEMPORARY_SQLSTATE_CLASSES = ['08', '57', '53', '40'];
+// And single codes of other classes: 55000 is what a database with ALLOW_CONNECTIONS false (being
+// moved or restored) answers to a new connection: "database ... is not currently accepting connections".
+const TEMPORARY_SQLSTATES = new Set(['55000']);
 const TEMPORARY_NODE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND']);
 
 /** Whether an error (from any layer) is temporary: ours, a Postgres SQLSTATE, or a socket error. */
@@ -38,7 +42,7 @@ export function isTemporary(error: unknown): boolean {
     if (e instanceof TallyError) return e.temporary;
     const code = (e as { code?: unknown }).code;
     if (typeof code === 'string') {
-      if (/^[0-9A-Z]{5}$/.test(code) && TEMPORARY_SQLSTATE_CLASSES.includes(code.slice(0, 2))) return true;
+      if (/^[0-9A-Z]{5}$/.test(code) && (TEMPORARY_SQLSTATE_CLASSES.includes(code.slice(0, 2)) || TEMPORARY_SQLSTATES.has(code))) return true;
       if (TEMPORARY_NODE_CODES.has(code)) return true;
     }
     if (!(e as { cause?: unknown }).cause) break;

@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import type { Schema } from '../db/schema.ts';
+import { GEN_LISTING_COLUMNS, type Schema } from '../db/schema.ts';
 import { TallyError } from '../lib/errors.ts';
 
 /**
@@ -53,7 +53,7 @@ export async function readGenerationRows(db: Kysely<Schema>, generation: number)
     .execute();
   const listings = await db
     .selectFrom('gen_listings')
-    .selectAll()
+    .select(GEN_LISTING_COLUMNS)
     .where('generation', '=', generation)
     .orderBy(sql`listing_id collate "C"`)
     .execute();

@@ -5,7 +5,8 @@ import type { GenerationRows } from './bundle.ts';
 export interface Difference {
   /**
    * What differs: `digest`, `first_period` (method 2.0.0: the first period, and seller, whose digest
-   * differs), `as_of`, `listing`, `seller`, `payment`, `market_day`, `period`, `seller_period`.
+   * differs), `method`, `constant`, `window`, `as_of`, `listing`, `seller`, `payment`, `market_day`,
+   * `period`, `seller_period`.
    */
   kind: string;
   /** The row's key (listing_id, seller address, tx_hash:log_index, day) or the field's name. */
@@ -78,7 +79,8 @@ export function firstPeriodDifference(published: GenerationRows, recomputed: Gen
 
 /**
  * Every difference between a published generation (from our database or a bundle) and the
- * same generation recomputed from raw chain data: digests first, then the as-of point, then
+ * same generation recomputed from raw chain data: digests first, then the method version, every
+ * constant and the window, then the as-of point, then
  * each row of listings, sellers, payments and market days, field by field. Under method 2.0.0 the
  * first differing period and seller come right after the digests (firstPeriodDifference), and
  * every period digest is compared at the end. Values are compared
@@ -97,6 +99,17 @@ export function compareGenerationRows(published: GenerationRows, recomputed: Gen
   if (bisected) out.push(bisected);
   if (pg.method_version !== rg.method_version) {
     out.push({ kind: 'method', key: 'method_version', published: pg.method_version, recomputed: rg.method_version });
+  }
+  // What defines the method's run besides its version: every constant, and the window.
+  const pc = (pg.constants ?? {}) as Record<string, unknown>;
+  const rc = (rg.constants ?? {}) as Record<string, unknown>;
+  for (const key of [...new Set([...Object.keys(pc), ...Object.keys(rc)])].sort()) {
+    if (show(pc[key]) !== show(rc[key])) out.push({ kind: 'constant', key, published: show(pc[key]), recomputed: show(rc[key]) });
+  }
+  for (const field of ['start', 'end', 'seconds', 'market_from'] as const) {
+    const a = show(pg.window?.[field]);
+    const b = show(rg.window?.[field]);
+    if (a !== b) out.push({ kind: 'window', key: field, published: a, recomputed: b });
   }
   for (const field of ['block_number', 'block_hash', 'timestamp'] as const) {
     const a = show(pg.as_of[field]);

@@ -4,7 +4,7 @@ import type { Config } from '../config/index.ts';
 import type { Database } from '../db/index.ts';
 import { migrate } from '../db/migrate.ts';
 import type { Schema } from '../db/schema.ts';
-import { TallyError } from '../lib/errors.ts';
+import { TallyError, TemporaryError } from '../lib/errors.ts';
 import { silentLogger, type Logger } from '../lib/log.ts';
 import { METHOD_CONSTANTS } from '../method/constants.ts';
 import { acquireRunLock, type HeldLock } from './lock.ts';
@@ -38,6 +38,7 @@ export interface CycleDeps<Client = unknown> {
       runSeq: bigint;
       log?: Logger;
       confirmations?: number;
+      finalBlock?: bigint;
       signal?: AbortSignal;
       onProgress?: (progress: { ranges: number; totalRanges: number; fromBlock: bigint; toBlock: bigint }) => void;
     },
@@ -58,7 +59,7 @@ export interface CycleDeps<Client = unknown> {
   publishGeneration(
     db: Kysely<Schema>,
     generation: number,
-    options?: { beforeCommit?: () => void | Promise<void> },
+    options?: { beforeCommit?: () => void | Promise<void>; as?: 'latest' | 'pinnable'; allowOlderAsOf?: boolean },
   ): Promise<void>;
   pruneGenerations(db: Kysely<Schema>, retain: number): Promise<{ generations: number[] } | number[]>;
 }
@@ -81,10 +82,17 @@ export interface CycleOptions {
   progress?: (line: string) => void;
   /** Skip taking the run lock (the caller holds it). */
   lockHeld?: boolean;
+  /**
+   * With AS_OF_BLOCK below the live generation's as-of block: make the new generation the latest
+   * anyway (`run --make-latest`). Without it, such a generation is published as pinnable only.
+   */
+  makeLatest?: boolean;
 }
 
 export interface RunReport {
   generation: number;
+  /** Whether the generation became the latest (false: published as pinnable only, see CycleOptions.makeLatest). */
+  latest: boolean;
   asOf: AsOf;
   catalogSnapshotId: bigint;
   runSeq: bigint;
@@ -146,6 +154,7 @@ export async function runCycle<Client>(
     );
     log.info({ asOfBlock: asOf.number, asOfTs: asOf.timestamp }, 'as-of point');
     const readAt = new Date();
+    const { publishAs, finalBlock } = await checkAsOfAgainstLive(db, config, asOf, options.makeLatest ?? false);
 
     const { rows } = await sql<{ seq: bigint }>`select nextval('ingest_seq') as seq`.execute(db);
     const runSeq = BigInt(rows[0]!.seq);
@@ -158,6 +167,7 @@ export async function runCycle<Client>(
         runSeq,
         log: log.child({ stage: 'sync' }),
         ...(config.CONFIRMATIONS !== undefined ? { confirmations: config.CONFIRMATIONS } : {}),
+        ...(finalBlock !== undefined ? { finalBlock } : {}),
         ...(options.signal ? { signal: options.signal } : {}),
         onProgress: (p) => {
           progress(`sync: ${p.ranges}/${p.totalRanges} ranges stored (blocks ${p.fromBlock}-${p.toBlock})`);
@@ -188,13 +198,17 @@ export async function runCycle<Client>(
     await stage('publish', async () => {
       // The lock must still be ours when the pointer moves (a dropped session released it).
       await lock?.assertHeld();
-      await deps.publishGeneration(db, generation, { beforeCommit: () => hook('publish:commit') });
+      await deps.publishGeneration(db, generation, {
+        beforeCommit: () => hook('publish:commit'),
+        as: publishAs,
+        ...(options.makeLatest ? { allowOlderAsOf: true } : {}),
+      });
     });
-    log.info({ generation, asOfBlock: asOf.number }, 'generation published');
+    log.info({ generation, asOfBlock: asOf.number, latest: publishAs === 'latest' }, 'generation published');
     const prunedResult = await stage('prune', () => deps.pruneGenerations(db, config.RETAIN_GENERATIONS));
     const pruned = Array.isArray(prunedResult) ? prunedResult : prunedResult.generations;
     if (pruned.length > 0) log.info({ pruned }, 'generations pruned');
-    return { generation, asOf, catalogSnapshotId, runSeq, sellers: sellers.length, listings: catalog.listings.length, rejected: catalog.rejects.length, sync, pruned, ms };
+    return { generation, latest: publishAs === 'latest', asOf, catalogSnapshotId, runSeq, sellers: sellers.length, listings: catalog.listings.length, rejected: catalog.rejects.length, sync, pruned, ms };
   } finally {
     await lock?.release();
   }
@@ -207,5 +221,44 @@ export class InjectedCrash extends TallyError {}
 export function crashAt(point: string): (p: string) => void {
   return (p) => {
     if (p === point) throw new InjectedCrash(`injected crash at ${point}`);
+  };
+}
+
+/**
+ * The live generation never goes back in time. An as-of point below the live generation's:
+ * - resolved from the node (`finalized`, or latest - CONFIRMATIONS): the node went back, it is out
+ *   of sync or behind a load balancer with a lagging member; a temporary fault (exit 75), nothing
+ *   is published;
+ * - given by the operator (AS_OF_BLOCK): computed and published as pinnable, not as the latest,
+ *   unless `makeLatest`.
+ * Also returns the block below which stored facts are final for this run: the live generation's
+ * as-of block, when this run reads `finalized` (rollbackReorgs refuses to roll back below it).
+ */
+async function checkAsOfAgainstLive(
+  db: Kysely<Schema>,
+  config: Config,
+  asOf: AsOf,
+  makeLatest: boolean,
+): Promise<{ publishAs: 'latest' | 'pinnable'; finalBlock: bigint | undefined }> {
+  const live = await db
+    .selectFrom('published_pointer')
+    .innerJoin('generations', 'generations.generation', 'published_pointer.generation')
+    .select(['generations.generation', 'generations.as_of_block'])
+    .executeTakeFirst();
+  if (!live) return { publishAs: 'latest', finalBlock: undefined };
+  const liveBlock = BigInt(live.as_of_block);
+  const explicit = config.AS_OF_BLOCK !== undefined;
+  const finalized = !explicit && config.CONFIRMATIONS === undefined;
+  if (asOf.number < liveBlock && !explicit) {
+    const what = finalized ? 'finalized block' : `block at ${config.CONFIRMATIONS} confirmations`;
+    throw new TemporaryError(
+      `the node's ${what} is ${asOf.number}, below block ${liveBlock} of the live generation ${live.generation}: ` +
+        'the provider went back in time (out of sync, or a lagging node behind a load balancer); nothing was published',
+      { details: { asOfBlock: asOf.number.toString(), liveAsOfBlock: liveBlock.toString(), liveGeneration: live.generation } },
+    );
+  }
+  return {
+    publishAs: asOf.number < liveBlock && !makeLatest ? 'pinnable' : 'latest',
+    finalBlock: finalized ? liveBlock : undefined,
   };
 }

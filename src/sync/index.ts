@@ -38,6 +38,12 @@ export interface SyncOptions {
   /** The depth the as-of was resolved with, if any (reorgs are checked on every sync anyway). */
   confirmations?: number;
   /**
+   * Stored blocks at or below this number are final: a node whose chain parts from ours there is
+   * not reorganising, it is out of sync or on another network, and the sync stops with a
+   * TemporaryError rather than roll final facts back (see rollbackReorgs).
+   */
+  finalBlock?: bigint;
+  /**
    * Blocks per chunk: the unit stored in one transaction with its coverage step. Default 200000.
    * Larger chunks mean fewer coverage updates (each rewrites every seller row of the batch).
    */
@@ -92,7 +98,7 @@ export async function syncChain(db: Kysely<Schema>, client: ChainClient, options
   const signal = options.signal ? AbortSignal.any([options.signal, failure.signal]) : failure.signal;
   const sellers = [...new Set(options.sellers.map((s) => s.toLowerCase()))].sort();
 
-  const reorg = await rollbackReorgs(db, client, { asOf, runSeq, signal, run, log });
+  const reorg = await rollbackReorgs(db, client, { asOf, runSeq, signal, run, log, ...(options.finalBlock !== undefined ? { finalBlock: options.finalBlock } : {}) });
   const coverage = await loadCoverage(db, sellers);
   const dayStart = utcDayStart(asOf.timestamp - BigInt(options.windowSeconds));
   const fresh = sellers.filter((s) => {

@@ -1,6 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import { getCanonicalHeader, type AsOf, type ChainClient } from '../chain/index.ts';
 import type { Schema } from '../db/index.ts';
+import { TemporaryError } from '../lib/errors.ts';
 import type { Logger } from '../lib/log.ts';
 
 export interface ReorgResult {
@@ -18,12 +19,13 @@ export interface ReorgResult {
  * the new branch from there (a log that was orphaned and is canonical again is stored again, as a
  * new row: migration 0004). Walks the
  * stored blocks from the newest down and stops at the first one still canonical (everything below
- * a canonical block is canonical). Usually one request. Safe to re-run.
+ * a canonical block is canonical). Usually one request. Safe to re-run. With `finalBlock`, a
+ * fork at or below it is refused (TemporaryError, nothing written): final blocks do not reorg.
  */
 export async function rollbackReorgs(
   db: Kysely<Schema>,
   client: ChainClient,
-  options: { asOf: AsOf; runSeq: bigint; signal?: AbortSignal; run?: <T>(fn: () => Promise<T>) => Promise<T>; log?: Logger },
+  options: { asOf: AsOf; runSeq: bigint; signal?: AbortSignal; run?: <T>(fn: () => Promise<T>) => Promise<T>; log?: Logger; finalBlock?: bigint },
 ): Promise<ReorgResult> {
   const run = options.run ?? ((fn) => fn());
   const orphaned: { number: bigint; hash: string }[] = [];
@@ -57,6 +59,14 @@ export async function rollbackReorgs(
   if (orphaned.length === 0) return { orphanedBlocks: 0, forkBlock: undefined };
 
   const fork = orphaned.reduce((m, o) => (o.number < m ? o.number : m), orphaned[0]!.number);
+  if (options.finalBlock !== undefined && fork <= options.finalBlock) {
+    // Nothing is written: the facts stay, the next run (against a node in sync) goes on from them.
+    throw new TemporaryError(
+      `the node's chain parts from the stored one at block ${fork}, at or below block ${options.finalBlock}, which was final when ` +
+        'the live generation was computed: the node is out of sync or serves another network; nothing was rolled back',
+      { details: { forkBlock: fork.toString(), finalBlock: options.finalBlock.toString(), orphanedBlocks: orphaned.length } },
+    );
+  }
   // Only blocks with logs (and chunk ends) are stored, so the branches may part anywhere above the
   // newest stored block still canonical: the sync reads again from the block after it (from the
   // start when none is), not from the lowest orphaned stored block, or it would miss logs of the new

@@ -60,7 +60,11 @@ describe.each(backends())('API contract on $backend', ({ backend }) => {
     const { freshness, ...rest } = res.json;
     expect(freshness.age_seconds).toBeGreaterThanOrEqual(Math.floor((before - generatedMs) / 1000));
     expect(freshness.age_seconds).toBeLessThanOrEqual(Math.floor((after - generatedMs) / 1000));
-    expect(freshness.stale).toBe(after - generatedMs > 1_800_000);
+    // as-of block time of the fixture: 2026-01-01T03:00:00Z (AS_OF_TS)
+    const asOfMs = Date.parse('2026-01-01T03:00:00Z');
+    expect(freshness.as_of_lag_seconds).toBeGreaterThanOrEqual(Math.floor((before - asOfMs) / 1000));
+    expect(freshness.as_of_lag_seconds).toBeLessThanOrEqual(Math.floor((after - asOfMs) / 1000));
+    expect(freshness.stale).toBe(after - generatedMs > 1_800_000 || after - asOfMs > 1_800_000 + 3_600_000);
     expect(rest).toEqual({
       api_version: '1.0.0', method_version: '1.0.0', generation: 1, generated_at: '2026-01-01T03:10:00.000Z',
       as_of: { block_number: 40000000, block_hash: `0x${'ee'.repeat(32)}`, timestamp: '2026-01-01T03:00:00.000Z' },

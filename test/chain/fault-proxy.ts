@@ -9,7 +9,9 @@ import type { AddressInfo } from 'node:net';
 export type Fault =
   | { kind: 'rate-limit'; retryAfterSeconds: number }
   | { kind: 'timeout'; holdMs: number }
-  | { kind: 'inconsistent'; how: 'duplicate' | 'wrong-hash' | 'out-of-range' | 'null' | 'other-address' };
+  | { kind: 'inconsistent'; how: 'duplicate' | 'wrong-hash' | 'out-of-range' | 'null' | 'other-address' }
+  /** Answers with this status and body instead of the node (a provider's own error page or JSON-RPC error). */
+  | { kind: 'answer'; status: number; body: string | Buffer; headers?: Record<string, string> };
 
 export interface FaultProxy {
   url: string;
@@ -17,6 +19,11 @@ export interface FaultProxy {
   inject(method: string, ...faults: Fault[]): void;
   /** Refuse every eth_getLogs spanning more than `blocks` blocks, as providers do. */
   maxRange: number | undefined;
+  /**
+   * Rewrites the parameters of every request before it goes upstream (a lying or lagging node):
+   * e.g. answer `finalized` with an older block. Returns the params to send.
+   */
+  rewrite: ((method: string, params: any[]) => any[]) | undefined;
   /** What happened, in order: method, fault (if any), time (ms since start). */
   events: { method: string; fault?: Fault['kind'] | 'range'; at: number; params: string }[];
   /** Faults still queued. */
@@ -31,6 +38,7 @@ export async function startFaultProxy(upstream: string): Promise<FaultProxy> {
   const proxy: FaultProxy = {
     url: '',
     maxRange: undefined,
+    rewrite: undefined,
     events,
     inject(method, ...faults) {
       queues.set(method, [...(queues.get(method) ?? []), ...faults]);
@@ -69,12 +77,17 @@ export async function startFaultProxy(upstream: string): Promise<FaultProxy> {
     if (fault?.kind === 'rate-limit') {
       return send(429, { jsonrpc: '2.0', id: call.id, error: { code: 429, message: 'Too Many Requests' } }, { 'retry-after': String(fault.retryAfterSeconds) });
     }
+    if (fault?.kind === 'answer') {
+      res.writeHead(fault.status, { 'content-type': 'application/json', ...fault.headers });
+      res.end(typeof fault.body === 'string' ? fault.body.replace('$ID', JSON.stringify(call.id)) : fault.body);
+      return;
+    }
     if (fault?.kind === 'timeout') {
       await new Promise((r) => setTimeout(r, fault.holdMs));
       if (!res.destroyed) res.destroy();
       return;
     }
-    const answer = await forward(body);
+    const answer = await forward(proxy.rewrite ? JSON.stringify({ ...call, params: proxy.rewrite(call.method, call.params ?? []) }) : body);
     if (fault?.kind === 'inconsistent') {
       const logs = answer.result as Record<string, string>[] | null;
       if (fault.how === 'null' || !Array.isArray(logs) || logs.length === 0) answer.result = null;

@@ -35,6 +35,8 @@ describe('replayed provider answers', () => {
   it.each(fixtures)('behavior: fetches and decodes %s', async (file) => {
     const fx = JSON.parse(readFileSync(path.join(dir, file), 'utf8')) as Fixture;
     server = await serveJsonRpc((method, params) => {
+      // The recordings are of Base mainnet (chain id 8453), which the client checks first.
+      if (method === 'eth_chainId') return '0x2105';
       const p0 = params[0] as { topics?: string[] } | string;
       const call = fx.calls.find(
         (c) =>

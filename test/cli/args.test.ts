@@ -64,7 +64,7 @@ describe('runCommand', () => {
   it('error: run without RPC_URL exits 1 saying which setting is missing', async () => {
     const { code, err } = await capture(['audit', '--generation', '1']);
     expect(code).toBe(1);
-    expect(err).toContain('RPC_URL is required');
+    expect(err).toContain('RPC_URL: is required for audit; set --rpc-url or RPC_URL');
   });
 
   it('behavior: an RPC URL never appears unredacted in an error', async () => {

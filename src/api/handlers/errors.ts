@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import type { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { isTemporary } from '../../lib/errors.ts';
 import type { Logger } from '../../lib/log.ts';
 import { isKnownPath } from '../endpoints.ts';
@@ -23,6 +24,9 @@ const FRAMEWORK_CODES: Record<number, string> = {
  */
 export function installErrorHandlers(app: FastifyInstance, log: Logger): void {
   app.addHook('onRequest', async (request) => {
+    if (request.raw.httpVersion === '1.1' && !request.headers.host) {
+      throw new ApiError(400, 'bad_request', 'an HTTP/1.1 request needs a Host header');
+    }
     if (request.url.length > MAX_URL_LENGTH) {
       throw new ApiError(414, 'uri_too_long', `the URL is longer than ${MAX_URL_LENGTH} characters`);
     }
@@ -68,14 +72,18 @@ export function installErrorHandlers(app: FastifyInstance, log: Logger): void {
  * the size limit, malformed HTTP): answered in the same error shape, then the socket is closed.
  */
 export function clientErrorHandler(error: Error & { code?: string }, socket: Socket): void {
-  if (!socket.writable) return;
   const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
-  const status = tooLarge ? 431 : 400;
-  const body = tooLarge
-    ? errorBody('request_too_large', 'the request line or headers are too large')
-    : errorBody('bad_request', 'malformed HTTP request');
+  if (tooLarge) answerOnSocket(socket, 431, 'Request Header Fields Too Large', 'request_too_large', 'the request line or headers are too large');
+  else answerOnSocket(socket, 400, 'Bad Request', 'bad_request', 'malformed HTTP request');
+}
+
+/** Writes one error answer straight on a socket (no request object to answer through), then closes it. */
+export function answerOnSocket(socket: Duplex, status: number, reason: string, code: string, message: string, headers: Record<string, string> = {}): void {
+  if (!socket.writable) return;
+  const body = errorBody(code, message);
+  const extra = Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join('');
   socket.end(
-    `HTTP/1.1 ${status} ${tooLarge ? 'Request Header Fields Too Large' : 'Bad Request'}\r\n` +
+    `HTTP/1.1 ${status} ${reason}\r\n${extra}` +
       `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
   );
 }

@@ -1,6 +1,7 @@
-import type { Kysely, Selectable } from 'kysely';
-import type { GenListingsTable, Schema } from '../../db/schema.ts';
+import { sql, type Kysely, type Selectable } from 'kysely';
+import { GEN_LISTING_COLUMNS, type GenListingsTable, type Schema } from '../../db/schema.ts';
 import type { z } from 'zod';
+import { decodeSearchCursor, encodeSearchCursor } from '../cursor.ts';
 import type { DirectoryPage, ListingRow } from '../schemas/responses.ts';
 import type { GenerationRow } from './generation.ts';
 
@@ -37,13 +38,18 @@ export function listingRow(r: Row): z.input<typeof ListingRow> {
 export interface DirectoryParams {
   cursor?: string | undefined;
   category?: string | undefined;
+  tier?: 'verified' | 'listed_only' | undefined;
+  /** Search words: only the listings that hold them all, best match first (see readSearch). */
+  q?: string | undefined;
   limit: number;
 }
 
 /** A directory page: rows after `cursor` by ascending listing_id; one extra row tells whether more follow. */
 export async function readDirectory(db: Kysely<Schema>, g: GenerationRow, p: DirectoryParams): Promise<z.input<typeof DirectoryPage>> {
-  let q = db.selectFrom('gen_listings').selectAll().where('generation', '=', g.generation);
+  if (p.q !== undefined) return readSearch(db, g, { ...p, q: p.q });
+  let q = db.selectFrom('gen_listings').select(GEN_LISTING_COLUMNS).where('generation', '=', g.generation);
   if (p.category !== undefined) q = q.where('category', '=', p.category);
+  if (p.tier !== undefined) q = q.where('tier', '=', p.tier);
   if (p.cursor !== undefined) q = q.where('listing_id', '>', p.cursor);
   const rows = await q.orderBy('listing_id').limit(p.limit + 1).execute();
   const page = rows.slice(0, p.limit);
@@ -51,6 +57,58 @@ export async function readDirectory(db: Kysely<Schema>, g: GenerationRow, p: Dir
   return {
     count: page.length,
     next_cursor: more ? page[page.length - 1]!.listing_id : null,
+    note: DIRECTORY_NOTE,
+    generation: g.generation,
+    method_version: g.method_version,
+    listings: page.map(listingRow),
+  };
+}
+
+/**
+ * The words of a search as the search documents hold them (migration 0014): lowercased and cut at
+ * every character that is not a letter or a digit, by the same SQL expression as the documents,
+ * so a search and a document are never cut into words two ways. Distinct, in byte order.
+ */
+async function searchWords(db: Kysely<Schema>, q: string): Promise<string[]> {
+  const { rows } = await sql<{ words: string[] }>`
+    select tsvector_to_array(to_tsvector('simple'::regconfig, regexp_replace(lower(${q}), '[^[:alnum:]]+', ' ', 'g'))) as words`.execute(db);
+  return rows[0]?.words ?? [];
+}
+
+/** A tsquery literal of one word (only letters and digits: nothing to escape but a quote). */
+const lexeme = (word: string, weight = '') => `'${word.replaceAll("'", "''")}'${weight ? `:${weight}` : ''}`;
+
+/**
+ * A page of search results: the listings that hold every word of `q` (in any of title,
+ * description or resource URL), by descending score, then ascending listing_id. The score of a
+ * listing: for each distinct word, 4 when the title holds it, 2 when the description does, 1 when
+ * the resource URL does (the weights A, B and C of its search document). The cursor is the
+ * position in that order: the results of a generation never change, so the pages of one
+ * generation neither skip nor repeat a row.
+ */
+async function readSearch(db: Kysely<Schema>, g: GenerationRow, p: DirectoryParams & { q: string }): Promise<z.input<typeof DirectoryPage>> {
+  const offset = p.cursor === undefined ? 0 : decodeSearchCursor(p.cursor);
+  const words = await searchWords(db, p.q);
+  // The per-word tsqueries are constants of the statement: parsed once, not once per row.
+  const score = sql.join(
+    words.map(
+      (w) => sql`4 * (search_doc @@ ${lexeme(w, 'A')}::tsquery)::int + 2 * (search_doc @@ ${lexeme(w, 'B')}::tsquery)::int + (search_doc @@ ${lexeme(w, 'C')}::tsquery)::int`,
+    ),
+    sql` + `,
+  );
+  let q = db
+    .selectFrom('gen_listings')
+    .select(GEN_LISTING_COLUMNS)
+    .where('generation', '=', g.generation)
+    .where(sql<boolean>`search_doc @@ ${words.map((w) => lexeme(w)).join(' & ')}::tsquery`);
+  if (p.category !== undefined) q = q.where('category', '=', p.category);
+  if (p.tier !== undefined) q = q.where('tier', '=', p.tier);
+  const rows = words.length === 0 ? [] : await q.orderBy(sql`${score}`, 'desc').orderBy('listing_id').offset(offset).limit(p.limit + 1).execute();
+  const page = rows.slice(0, p.limit);
+  const more = rows.length > p.limit;
+  return {
+    count: page.length,
+    next_cursor: more ? encodeSearchCursor(offset + page.length) : null,
     note: DIRECTORY_NOTE,
     generation: g.generation,
     method_version: g.method_version,

@@ -5,6 +5,13 @@ import { isoFromUnix, windowOf, type GenerationRow } from './generation.ts';
 
 export const API_VERSION = '1.0.0';
 
+/**
+ * How far behind the chain head an as-of block may be and still be fresh, beyond two cadences:
+ * Base's `finalized` block trails the head by about 15-25 minutes (L1 finality plus batch
+ * posting), so a generation computed as of `finalized` right now is about that old already.
+ */
+export const FINALITY_ALLOWANCE_SECONDS = 3600;
+
 type MetaBody = z.input<typeof Meta>;
 export type MetaOfGeneration = Omit<MetaBody, 'cadence' | 'freshness' | 'generations'>;
 
@@ -31,6 +38,7 @@ export function metaOfGeneration(g: GenerationRow): MetaOfGeneration {
 export function metaBody(fixed: MetaOfGeneration, state: PublishedState, cadenceSeconds: number, nowMs: number): MetaBody {
   const latest = state.latest!;
   const ageSeconds = Math.max(0, Math.floor((nowMs - latest.generatedAt.getTime()) / 1000));
+  const asOfLagSeconds = Math.max(0, Math.floor(nowMs / 1000) - latest.asOfTs);
   // Written field by field to keep the contract's order (cadence and freshness after window).
   return {
     api_version: fixed.api_version,
@@ -43,7 +51,11 @@ export function metaBody(fixed: MetaOfGeneration, state: PublishedState, cadence
       interval_seconds: cadenceSeconds,
       next_run_expected_at: new Date(latest.publishedAt.getTime() + cadenceSeconds * 1000).toISOString(),
     },
-    freshness: { age_seconds: ageSeconds, stale: ageSeconds > 2 * cadenceSeconds },
+    freshness: {
+      age_seconds: ageSeconds,
+      as_of_lag_seconds: asOfLagSeconds,
+      stale: ageSeconds > 2 * cadenceSeconds || asOfLagSeconds > 2 * cadenceSeconds + FINALITY_ALLOWANCE_SECONDS,
+    },
     constants: fixed.constants,
     sources: fixed.sources,
     digests: fixed.digests,

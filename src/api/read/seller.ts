@@ -1,6 +1,6 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { z } from 'zod';
-import type { GenSellersTable, Schema } from '../../db/schema.ts';
+import { GEN_LISTING_COLUMNS, type GenSellersTable, type Schema } from '../../db/schema.ts';
 import { sellerNotFound } from '../errors.ts';
 import type { Provenance, SellerProfile } from '../schemas/responses.ts';
 import { isoFromUnix, windowOf, type GenerationRow } from './generation.ts';
@@ -37,7 +37,7 @@ export async function readProfile(db: Kysely<Schema>, g: GenerationRow, address:
   const s = await readSeller(db, g, address);
   const listings = await db
     .selectFrom('gen_listings')
-    .selectAll()
+    .select(GEN_LISTING_COLUMNS)
     .where('generation', '=', g.generation)
     .where('seller_address', '=', address)
     .orderBy('listing_id')

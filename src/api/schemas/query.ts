@@ -33,10 +33,27 @@ export const category = z
   .meta({ description: 'only rows of this category' });
 const day = text('a date').regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date YYYY-MM-DD').pipe(z.iso.date('must be a valid date YYYY-MM-DD'));
 
+/** The longest search accepted, in characters. */
+export const SEARCH_MAX_CHARS = 200;
+
 export const GenerationQuery = z.strictObject({ generation });
 export const DirectoryQuery = z.strictObject({
   cursor,
   category,
+  tier: z
+    .enum(['verified', 'listed_only'], { error: (issue) => (Array.isArray(issue.input) ? 'must be given once' : 'must be one of verified, listed_only') })
+    .optional()
+    .meta({ description: 'only listings of sellers of this tier' }),
+  q: text('text')
+    .refine((s) => /[\p{L}\p{N}]/u.test(s), 'must contain at least one letter or digit')
+    .refine((s) => [...s].length <= SEARCH_MAX_CHARS, `must be at most ${SEARCH_MAX_CHARS} characters`)
+    .optional()
+    .meta({
+      description:
+        'full-text search over title, description and resource URL: the listings that hold every word of q (words are cut at ' +
+        'anything that is not a letter or a digit; case-insensitive; no stemming), by descending score (per word of q: 4 if ' +
+        'in the title, +2 if in the description, +1 if in the resource URL), then by listing_id. At most 200 characters.',
+    }),
   limit: integer(1, 50).optional().meta({ description: 'rows per page, 1..50, default 50' }),
   generation,
 });

@@ -199,7 +199,12 @@ export const Meta = z.strictObject({
   cadence: z.strictObject({ interval_seconds: z.int().positive(), next_run_expected_at: Iso }),
   freshness: z.strictObject({
     age_seconds: Count.meta({ description: 'seconds since the latest generation was generated' }),
-    stale: z.boolean().meta({ description: 'true when the latest generation is older than twice the cadence' }),
+    as_of_lag_seconds: Count.meta({ description: "seconds between the latest generation's as-of block time and now" }),
+    stale: z.boolean().meta({
+      description:
+        'true when the latest generation is older than twice the cadence, or its as-of block is older than twice the cadence plus ' +
+        '3600 seconds (the time Base finality may take): the numbers are then not current, whatever their generation time says',
+    }),
   }),
   constants: Constants,
   sources: z.array(Source),

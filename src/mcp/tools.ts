@@ -1,0 +1,179 @@
+import { z } from 'zod';
+import { SEARCH_MAX_CHARS } from '../api/schemas/query.ts';
+import { Address, Category, Count, Micro, Window } from '../api/schemas/common.ts';
+import { DirectoryPage, MarketDaily, PaymentRow, Provenance, RankingsPage, SellerProfile } from '../api/schemas/responses.ts';
+import { parseJsonLossless } from '../lib/json.ts';
+import type { ApiClient } from './client.ts';
+
+/**
+ * The tools of the MCP server. Each one reads the public API (through an ApiClient) and returns
+ * what it answered: the server computes no number of its own. Inputs are zod schemas of JSON
+ * values built from the API's own parameter rules; outputs are the API's response schemas.
+ */
+
+/** A failure a tool reports to its caller: the API's error code and a message naming the argument. */
+export class ToolFailure extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const INT4_MAX = 2_147_483_647;
+const generation = z
+  .int()
+  .min(1)
+  .max(INT4_MAX)
+  .optional()
+  .describe('a retained published generation to read (default: the latest published); see generations.retained of /api/v1/meta');
+const address = z
+  .string()
+  .regex(/^0x[0-9a-fA-F]{40}$/, 'must be a seller address: 0x followed by 40 hex digits')
+  .describe('the seller: the address it is paid at, 0x + 40 hex digits, any case');
+const category = Category.optional().describe('only this category of the catalog');
+const limit = (max: number, fallback: number) => z.int().min(1).max(max).optional().describe(`rows, 1..${max}, default ${fallback}`);
+const day = z.iso.date('must be a date YYYY-MM-DD');
+
+export const METRICS = ['verified_revenue_30d_micro', 'median_payment_30d_micro', 'payments_30d', 'payers_30d'] as const;
+type MetricName = (typeof METRICS)[number];
+
+/** What each metric means, from docs/METHOD.md. */
+const MEANING: Record<MetricName, string> = {
+  verified_revenue_30d_micro:
+    "the sum of the seller's verified payments in the 30-day window, in micro-USDC (1 USDC = 1,000,000): Base USDC Transfer logs to " +
+    "the seller's address whose transaction also emitted AuthorizationUsed by the payer (an EIP-3009 x402 settlement)",
+  median_payment_30d_micro: 'the lower median of the values of those payments, in micro-USDC; null when there are none',
+  payments_30d: 'the number of verified payments to the seller in the 30-day window',
+  payers_30d: 'the number of distinct payer addresses among those payments',
+};
+
+const SellerDay = z.strictObject({ day: z.iso.date(), payments: Count, revenue_micro: Micro, payers: Count });
+
+const Explanation = z.strictObject({
+  generation: z.int().positive(),
+  method_version: z.string(),
+  seller_address: Address,
+  metric: z.enum(METRICS),
+  meaning: z.string(),
+  value: Micro.nullable(),
+  evidence_state: SellerProfile.shape.evidence_state,
+  tier: SellerProfile.shape.tier,
+  provenance: Provenance,
+  window: Window,
+  sample_payments: z.array(PaymentRow).meta({ description: "the seller's newest verified payments of the window (up to 5)" }),
+  audit_command: z.string().meta({ description: "the command that recomputes this seller's numbers from the chain" }),
+});
+
+export interface Tool {
+  readonly name: string;
+  readonly description: string;
+  readonly input: z.ZodObject;
+  readonly output: z.ZodObject;
+  /** Returns the result as exact JSON values (bigint above 2^53). */
+  readonly call: (api: ApiClient, args: any) => Promise<Record<string, unknown>>;
+}
+
+/** GETs one API URL; an API error becomes a ToolFailure with the API's code and message. */
+async function read(api: ApiClient, path: string, query: Record<string, string | number | undefined> = {}): Promise<Record<string, any>> {
+  const params = new URLSearchParams();
+  for (const [k, v] of Object.entries(query)) if (v !== undefined) params.set(k, String(v));
+  const qs = params.toString();
+  const answer = await api(`/api/v1${path}${qs ? `?${qs}` : ''}`);
+  const body = parseJsonLossless(answer.text) as Record<string, any>;
+  if (answer.status !== 200) {
+    const error = body?.error ?? { code: 'internal_error', message: `the API answered ${answer.status}` };
+    throw new ToolFailure(String(error.code), String(error.message));
+  }
+  return body;
+}
+
+export const TOOLS: readonly Tool[] = [
+  {
+    name: 'search_listings',
+    description:
+      'Full-text search of the x402 Bazaar listings (title, description, resource URL): listings holding every word of query, best ' +
+      'match first. Each row carries its seller\'s verified 30-day numbers (seller-attributed). Use verified_only to keep sellers ' +
+      'whose revenue is verified on chain.',
+    input: z.strictObject({
+      query: z
+        .string()
+        .max(SEARCH_MAX_CHARS, `must be at most ${SEARCH_MAX_CHARS} characters`)
+        .refine((s) => /[\p{L}\p{N}]/u.test(s), 'must contain at least one letter or digit')
+        .describe('words to search for; a listing must hold all of them'),
+      category,
+      verified_only: z.boolean().optional().describe('only listings of sellers of tier verified'),
+      limit: limit(50, 50),
+      cursor: z.string().optional().describe('next_cursor of the previous result'),
+      generation,
+    }),
+    output: DirectoryPage,
+    call: (api, a) =>
+      read(api, '/sellers', { q: a.query, category: a.category, tier: a.verified_only ? 'verified' : undefined, limit: a.limit, cursor: a.cursor, generation: a.generation }),
+  },
+  {
+    name: 'get_seller',
+    description:
+      "A seller's profile: its verified 30-day revenue, median payment, payments and payers, each with the provenance to recompute it; " +
+      'its evidence state, tier, farm flags and listings; and its daily series when the generation has one.',
+    input: z.strictObject({ address, generation }),
+    output: SellerProfile.extend({ daily: z.array(SellerDay).optional().meta({ description: 'one row per UTC day of the window with payments' }) }),
+    call: async (api, a) => {
+      const slug = String(a.address).toLowerCase();
+      const profile = await read(api, `/sellers/${slug}`, { generation: a.generation });
+      // The daily series is read from the same generation as the profile.
+      const daily = await read(api, `/sellers/${slug}/daily`, { generation: profile.generation }).catch((error: unknown) => {
+        if (error instanceof ToolFailure && error.code === 'not_found') return undefined; // an API without the daily series
+        throw error;
+      });
+      return daily ? { ...profile, daily: daily.days } : profile;
+    },
+  },
+  {
+    name: 'top_sellers',
+    description: 'Verified sellers ranked by verified 30-day revenue (descending), optionally within one category.',
+    input: z.strictObject({ category, limit: limit(500, 100), cursor: z.string().optional().describe('next_cursor of the previous result'), generation }),
+    output: RankingsPage,
+    call: (api, a) => read(api, '/rankings', { category: a.category, limit: a.limit, cursor: a.cursor, generation: a.generation }),
+  },
+  {
+    name: 'market_daily',
+    description: 'The daily market aggregate of verified x402 payments: volume, payments, payers, sellers paid, median payment; newest day first.',
+    input: z.strictObject({
+      from: day.optional().describe('first day, inclusive (YYYY-MM-DD)'),
+      to: day.optional().describe('last day, inclusive (YYYY-MM-DD)'),
+      generation,
+    }),
+    output: MarketDaily,
+    call: (api, a) => read(api, '/market/daily', { from: a.from, to: a.to, generation: a.generation }),
+  },
+  {
+    name: 'explain_metric',
+    description:
+      "One metric of a seller: its value, what it means, its provenance (rule, window, as-of block, evidence digest), the seller's " +
+      'newest payments behind it, and the x402-tally audit command that recomputes it from the chain.',
+    input: z.strictObject({ address, metric: z.enum(METRICS).describe('the metric to explain'), generation }),
+    output: Explanation,
+    call: async (api, a) => {
+      const slug = String(a.address).toLowerCase();
+      const profile = await read(api, `/sellers/${slug}`, { generation: a.generation });
+      const payments = await read(api, `/sellers/${slug}/payments`, { limit: 5, generation: profile.generation });
+      const metric = profile.metrics[a.metric as MetricName];
+      return {
+        generation: profile.generation,
+        method_version: profile.method_version,
+        seller_address: profile.seller_address,
+        metric: a.metric,
+        meaning: MEANING[a.metric as MetricName],
+        value: metric.value,
+        evidence_state: profile.evidence_state,
+        tier: profile.tier,
+        provenance: metric.provenance,
+        window: payments.window,
+        sample_payments: payments.payments,
+        audit_command: `npx x402-tally audit --generation ${profile.generation} --seller ${profile.seller_address}`,
+      };
+    },
+  },
+];

@@ -1,0 +1,63 @@
+import net from 'node:net';
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApi } from '../../src/api/index.ts';
+import { freshDatabase, type TestDatabase } from '../helpers/db.ts';
+import { seedFixture } from './fixture.ts';
+
+/** Issue 12, finding 10: protocol corners over a real socket, each answered in the JSON error shape. */
+let db: TestDatabase;
+let app: FastifyInstance;
+let port: number;
+
+/** Sends raw bytes, returns the raw answer (status line, headers, body) once the server closes or 1 s passes. */
+function raw(request: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(port, '127.0.0.1', () => socket.write(request));
+    let data = '';
+    socket.on('data', (c) => (data += c.toString('utf8')));
+    socket.on('error', reject);
+    socket.on('close', () => resolve(data));
+    setTimeout(() => {
+      socket.destroy();
+      resolve(data);
+    }, 1000);
+  });
+}
+const statusOf = (answer: string) => Number(answer.split(' ')[1]);
+const bodyOf = (answer: string) => JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4).split('\r\n').find((l) => l.startsWith('{')) ?? 'null');
+
+beforeAll(async () => {
+  db = await freshDatabase('pglite');
+  await seedFixture(db.db);
+  app = await buildApi(db.db, { rateLimitPerMinute: 100_000, cadenceSeconds: 900 });
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  port = (app.server.address() as net.AddressInfo).port;
+});
+afterAll(async () => {
+  await app?.close();
+  await db?.close();
+});
+
+describe('protocol corners', () => {
+  it('error: a slug of 2,100 to 10,000 characters is 414 uri_too_long', async () => {
+    for (const n of [2100, 5000, 10_000]) {
+      const res = await fetch(`http://127.0.0.1:${port}/api/v1/sellers/${'a'.repeat(n)}`);
+      expect(res.status, String(n)).toBe(414);
+      expect(((await res.json()) as any).error.code).toBe('uri_too_long');
+    }
+  });
+
+  it('error: HTTP/1.1 without Host is a 400 in the JSON error shape', async () => {
+    const answer = await raw('GET /api/v1/meta HTTP/1.1\r\nConnection: close\r\n\r\n');
+    expect(statusOf(answer)).toBe(400);
+    expect(bodyOf(answer)).toEqual({ error: { code: 'bad_request', message: expect.stringContaining('Host') } });
+  });
+
+  it('error: CONNECT is a 405 with Allow', async () => {
+    const answer = await raw(`CONNECT 127.0.0.1:${port} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`);
+    expect(statusOf(answer)).toBe(405);
+    expect(answer.toLowerCase()).toContain('allow: get, head, options');
+    expect(bodyOf(answer).error.code).toBe('method_not_allowed');
+  });
+});

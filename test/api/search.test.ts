@@ -1,0 +1,201 @@
+import fc from 'fast-check';
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApi } from '../../src/api/index.ts';
+import { readCatalog } from '../../src/catalog/source.ts';
+import { storeCatalogSnapshot } from '../../src/catalog/store.ts';
+import { BASE_USDC } from '../../src/config/index.ts';
+import { demoCatalogPath } from '../../src/cli/demo.ts';
+import { computeGeneration } from '../../src/method/index.ts';
+import { publishGeneration } from '../../src/publish/index.ts';
+import { backends, freshDatabase, type TestDatabase } from '../helpers/db.ts';
+import { listingId, seedFixture } from './fixture.ts';
+import { get } from './helpers.ts';
+
+/**
+ * Search (`/api/v1/sellers?q=`), on the hand-written fixture and on the real Bazaar crawl. The
+ * expected results of the crawl come from a model written here in TypeScript, independent of the
+ * SQL: a field's words are its lowercased text cut at every character that is not a letter or a
+ * digit; a listing matches when it holds every word of q; its score is, per word, 4 for the
+ * title, 2 for the description, 1 for the resource URL; order: score descending, listing_id.
+ */
+const wordsOf = (text: string | null) => new Set((text ?? '').toLowerCase().split(/[^\p{L}\p{N}]+/u).filter(Boolean));
+
+interface ListingText { listing_id: string; title: string | null; description: string | null; resource_url: string; category: string; tier: string }
+
+function expectedSearch(listings: ListingText[], q: string): string[] {
+  const words = [...wordsOf(q)];
+  const scored = listings.flatMap((l) => {
+    const [t, d, u] = [wordsOf(l.title), wordsOf(l.description), wordsOf(l.resource_url)];
+    if (!words.every((w) => t.has(w) || d.has(w) || u.has(w))) return [];
+    const score = words.reduce((sum, w) => sum + (t.has(w) ? 4 : 0) + (d.has(w) ? 2 : 0) + (u.has(w) ? 1 : 0), 0);
+    return [{ id: l.listing_id, score }];
+  });
+  return scored.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1)).map((s) => s.id);
+}
+
+/** Every listing_id of a search, following next_cursor page by page. */
+async function searchAll(app: FastifyInstance, query: string, limit: number): Promise<string[]> {
+  const ids: string[] = [];
+  let cursor: string | null = null;
+  do {
+    const res = await get(app, `/api/v1/sellers?${query}&limit=${limit}${cursor ? `&cursor=${cursor}` : ''}`);
+    expect(res.status, res.text).toBe(200);
+    ids.push(...res.json.listings.map((l: { listing_id: string }) => l.listing_id));
+    cursor = res.json.next_cursor;
+  } while (cursor !== null);
+  return ids;
+}
+
+describe.each(backends())('search on the fixture on $backend', ({ backend }) => {
+  let db: TestDatabase;
+  let app: FastifyInstance;
+
+  beforeAll(async () => {
+    db = await freshDatabase(backend);
+    await seedFixture(db.db);
+    // Three more listings of generation 1 with the word 'orbit' in one field each: the title of
+    // listing 10, the description of 9, the resource URL of 8 (scores 4, 2, 1: reverse id order).
+    const extra = (n: number, title: string | null, description: string | null, url: string) => ({
+      generation: 1, listing_id: listingId(n), seller_address: null, verifiability: 'other_rail' as const, resource_url: url, title,
+      network: 'solana', description, category: 'other', category_source: 'auto' as const, tier: 'listed_only' as const,
+      evidence_state: 'not_observed' as const, verified_revenue_30d_micro: null, median_payment_30d_micro: null, farm_flag: null,
+      farm_reasons: null, sibling_listings: 0,
+    });
+    await db.db.insertInto('gen_listings').values([
+      extra(8, null, null, 'https://orbit.example/api'),
+      extra(9, null, 'Orbit data, daily', 'https://l9.example/api'),
+      extra(10, 'ORBIT', null, 'https://l10.example/api'),
+    ]).execute();
+    app = await buildApi(db.db, { rateLimitPerMinute: 100_000, cadenceSeconds: 900 });
+  });
+  afterAll(async () => {
+    await app?.close();
+    await db?.close();
+  });
+
+  const ids = async (query: string) => (await get(app, `/api/v1/sellers?${query}`)).json.listings.map((l: { listing_id: string }) => l.listing_id);
+
+  // Titles, descriptions and URLs of the fixture: test/api/fixture.ts (LISTINGS; URL https://l<n>.example/api).
+  it('default: a word of one title finds that listing', async () => {
+    expect(await ids('q=inference')).toEqual([listingId(1)]); // title 'Alpha inference'
+    expect(await ids('q=Gamma%20SEARCH')).toEqual([listingId(4)]); // 'Gamma search', case-insensitive
+  });
+
+  it('default: a word of a description matches; every word must match', async () => {
+    expect(await ids('q=llm')).toEqual([listingId(1)]); // description 'LLM completions'
+    expect(await ids('q=llm%20beta')).toEqual([]);
+  });
+
+  it('behavior: a word of every URL finds all listings, tied at score 1, by listing_id', async () => {
+    expect(await ids('q=example')).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10].map(listingId));
+  });
+
+  it('behavior: a title match (4) ranks above a description match (2), above a URL match (1)', async () => {
+    expect(await ids('q=orbit')).toEqual([10, 9, 8].map(listingId));
+    // per word: 'orbit' and 'data' both in 9's description: 2 + 2; no other listing holds both
+    expect(await ids('q=data%20orbit')).toEqual([listingId(9)]);
+    // 'orbit' in 10's title (4) + 'api' in its URL (1) = 5; 9: 2 + 1 = 3; 8: 'orbit' and 'api' both in the URL: 1 + 1 = 2
+    expect(await ids('q=orbit%20api')).toEqual([10, 9, 8].map(listingId));
+  });
+
+  it('behavior: a title match ranks above URL-only matches', async () => {
+    // 'api' is in every URL (1 each); 'Beta' is listing 3's title: 'beta api' matches 3 alone, score 4 + 1.
+    expect(await ids('q=beta%20api')).toEqual([listingId(3)]);
+    // 'quoted' is in listing 3's description only ('Chat "quoted" \ text'): punctuation is not a word.
+    expect(await ids('q=%22quoted%22')).toEqual([listingId(3)]);
+  });
+
+  it('behavior: q combines with category and tier', async () => {
+    expect(await ids('q=example&category=inference')).toEqual([1, 3, 5, 6].map(listingId));
+    expect(await ids('q=orbit&category=other')).toEqual([10, 9, 8].map(listingId));
+    expect(await ids('q=example&tier=verified')).toEqual([1, 2, 3].map(listingId)); // sellers A and B
+    expect(await ids('q=example&tier=verified&category=data-access')).toEqual([listingId(2)]);
+  });
+
+  it('behavior: a search of a retained generation reads that generation', async () => {
+    const res = await get(app, '/api/v1/sellers?q=inference&generation=1');
+    expect(res.status).toBe(200);
+    expect(res.json.generation).toBe(1);
+    expect((await get(app, '/api/v1/sellers?q=inference&generation=3')).status).toBe(404); // built, never published
+  });
+
+  it('error: an empty, wordless or too long q is a 400 naming q', async () => {
+    for (const q of ['', '%20%20', '%2F%2F-', 'a'.repeat(201)]) {
+      const res = await get(app, `/api/v1/sellers?q=${q}`);
+      expect(res.status, q).toBe(400);
+      expect(res.json.error.code).toBe('invalid_parameter');
+      expect(res.json.error.message).toMatch(/^q: /);
+    }
+    expect((await get(app, `/api/v1/sellers?q=${'a'.repeat(200)}`)).status).toBe(200);
+    expect((await get(app, '/api/v1/sellers?q=a&q=b')).status).toBe(400);
+  });
+
+  it('error: a directory cursor is not a search cursor', async () => {
+    const res = await get(app, `/api/v1/sellers?q=example&cursor=${listingId(2)}`);
+    expect(res.status).toBe(400);
+    expect(res.json.error.code).toBe('invalid_cursor');
+  });
+
+  it('property: any q is answered 200 or 400, never 5xx, and every row holds every word', async () => {
+    const all = (await get(app, '/api/v1/sellers')).json.listings as ListingText[];
+    await fc.assert(
+      fc.asyncProperty(fc.oneof(fc.string({ maxLength: 220 }), fc.string({ unit: 'grapheme', maxLength: 50 }), fc.constantFrom('a:b', "'", '!', '&|', 'x402 & api', '\\', '(')), async (q) => {
+        const res = await get(app, `/api/v1/sellers?q=${encodeURIComponent(q)}`);
+        expect([200, 400]).toContain(res.status);
+        if (res.status === 200) {
+          expect(res.json.listings.map((l: ListingText) => l.listing_id)).toEqual(expectedSearch(all, q).slice(0, 50));
+        }
+      }),
+      { numRuns: 150 },
+    );
+  });
+});
+
+describe.each(backends())('search over the real crawl on $backend', ({ backend }) => {
+  let db: TestDatabase;
+  let app: FastifyInstance;
+  let listings: ListingText[];
+
+  beforeAll(async () => {
+    db = await freshDatabase(backend);
+    const catalog = await readCatalog(demoCatalogPath(), { chainId: 8453, usdcAddress: BASE_USDC });
+    const snapshotId = await storeCatalogSnapshot(db.db, catalog);
+    const generation = await computeGeneration(db.db, {
+      runSeq: 1n,
+      asOf: { number: 40_000_000n, hash: `0x${'ab'.repeat(32)}`, timestamp: 1_767_236_400n },
+      catalogSnapshotId: snapshotId,
+      sources: [],
+    });
+    await publishGeneration(db.db, generation);
+    listings = await db.db
+      .selectFrom('gen_listings')
+      .select(['listing_id', 'title', 'description', 'resource_url', 'category', 'tier'])
+      .where('generation', '=', generation)
+      .execute();
+    app = await buildApi(db.db, { rateLimitPerMinute: 100_000, cadenceSeconds: 900 });
+  }, 120_000);
+  afterAll(async () => {
+    await app?.close();
+    await db?.close();
+  });
+
+  it('default: the crawl has the listings the search runs over', () => {
+    expect(listings.length).toBe(1363); // src/catalog/real-crawl.test.ts
+  });
+
+  // Words chosen to match few, many, and most listings of the crawl, in titles, descriptions and URLs.
+  it.each(['weather', 'token analysis', 'twitter', 'x402', 'api', 'pdf', 'news', 'solana price', 'https'])(
+    'behavior: q=%s returns exactly the listings holding its words, in order, paged without loss',
+    async (q) => {
+      const expected = expectedSearch(listings, q);
+      expect(expected.length).toBeGreaterThan(0);
+      expect(await searchAll(app, `q=${encodeURIComponent(q)}`, 7)).toEqual(expected);
+    },
+  );
+
+  it('behavior: category narrows the same search', async () => {
+    const expected = expectedSearch(listings.filter((l) => l.category === 'inference'), 'api');
+    expect(await searchAll(app, 'q=api&category=inference', 50)).toEqual(expected);
+  });
+});
