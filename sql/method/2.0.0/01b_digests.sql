@@ -69,13 +69,18 @@ select distinct t.to_address,
  where t.removed_seq > (select checked_seq from m_part_old)
    and t.removed_seq <= (select run_seq from m_part);
 
+analyze m_changed;
+
 -- Close what changed, what left the closed range, and (when the catalog's seller set changed)
 -- the sellers no longer in the catalog: their facts are no longer indexed, so their partials
 -- could not be kept exact.
+-- (few changed periods: look each up by the primary key rather than hash all the partials)
+set local enable_nestloop = on;
 update part_seller_hours h
    set gen_to = (select generation from m_part)
   from m_changed c
  where h.gen_to is null and h.seller_address = c.seller_address and h.hour_start = c.period_start;
+set local enable_nestloop = off;
 update part_seller_hours
    set gen_to = (select generation from m_part)
  where gen_to is null
