@@ -7,14 +7,19 @@
  *   npx tsx bench/method.ts                                                       # embedded PGlite
  *   PAYMENTS=200000 npx tsx bench/method.ts                                       # smaller run
  *
+ * Then a steady-state generation (method 2.0.0 reuses the closed-hour partials of the first):
+ * the window slid by 15 minutes, with 15 minutes of new payments at the window's average rate.
+ * Writes bench/out/method.json.
+ *
  * On Postgres it works in a schema of its own (bench_method_<hex>), dropped at the end.
  */
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { sql } from 'kysely';
 import { openDatabase } from '../src/db/index.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { createScratchSchema } from '../src/db/scratch-schema.ts';
 import { createLogger } from '../src/lib/log.ts';
-import { computeGeneration, loadMethodSteps } from '../src/method/index.ts';
+import { computeGeneration, loadMethodSteps, type MethodStep } from '../src/method/index.ts';
 import { publishGeneration } from '../src/publish/index.ts';
 
 const PAYMENTS = Number(process.env.PAYMENTS ?? 1_000_000);
@@ -90,6 +95,33 @@ async function main() {
   await publishGeneration(db, generation);
   const publishMs = performance.now() - t3;
 
+  // Steady state: 15 minutes later, 15 minutes of new payments (a block every 2 s: 450 blocks).
+  const newPayments = Math.round(PAYMENTS / 2880);
+  await sql.raw(`
+    insert into usdc_transfers
+    select ${hex('tx2', 'i', 64)}, 1, ${hex('block', 'b', 64)}, b, ${AS_OF_TS} - (${AS_OF_BLOCK} - b) * 2,
+           ${hex('payer', 'i % 50000', 40)}, ${seller(`i % ${SELLERS} + 1`)}, 1000 + i % 99991, 2, null, true
+      from (select i, ${AS_OF_BLOCK} + 1 + (i::bigint * 449 / ${Math.max(newPayments, 1)}) as b from generate_series(1, ${newPayments}) i) s;
+    insert into usdc_authorizations
+    select tx_hash, 0, block_hash, block_number, from_address, tx_hash, 2, null from usdc_transfers where added_seq = 2;
+    update seller_coverage set to_block = ${AS_OF_BLOCK + 450n};
+  `).execute(db);
+  await sql`analyze usdc_transfers`.execute(db);
+  const t4 = performance.now();
+  // SPLIT_STEPS: one logged step per SQL statement (to see where a step's time goes).
+  const split = (steps: MethodStep[]) => steps.flatMap((st) => st.sql.split(/;\s*\n/).filter((q) => /\S/.test(q.replace(/--.*$/gm, '')))
+    .map((q, i) => ({ ...st, name: `${st.name}#${i + 1} ${q.replace(/--.*$/gm, '').trim().split('\n')[0]!.slice(0, 60)}`, sql: q })));
+  const steady = await computeGeneration(db, {
+    ...(process.env.SPLIT_STEPS ? { steps: split(loadMethodSteps()) } : {}),
+    runSeq: 2n,
+    asOf: { number: AS_OF_BLOCK + 450n, hash: `0x${'cd'.repeat(32)}`, timestamp: AS_OF_TS + 900n },
+    catalogSnapshotId: snapshot.snapshot_id,
+    sources: [],
+    log: createLogger(process.env.LOG_LEVEL ?? 'info'),
+  });
+  const steadyMs = performance.now() - t4;
+  await publishGeneration(db, steady);
+
   const check = await db.selectFrom('gen_sellers').select((eb) => [eb.fn.sum<bigint>('payments_30d').as('payments'), eb.fn.countAll<bigint>().as('sellers')])
     .where('generation', '=', generation).executeTakeFirstOrThrow();
   clearInterval(sampler);
@@ -108,9 +140,15 @@ async function main() {
     publish_s: +(publishMs / 1000).toFixed(3),
     compute_plus_publish_s: +(total / 1000).toFixed(3),
     ratio_to_bare: +(total / bareMs).toFixed(1),
+    cold_s: +(computeMs / 1000).toFixed(3),
+    steady_s: +(steadyMs / 1000).toFixed(3),
+    steady_new_payments: newPayments,
     node_peak_rss_mb: Math.round(peakRss / 2 ** 20),
+    peak_rss_mb: Math.round(peakRss / 2 ** 20),
   };
   console.log(JSON.stringify(result, null, 2));
+  mkdirSync(new URL('./out/', import.meta.url), { recursive: true });
+  writeFileSync(new URL('./out/method.json', import.meta.url), `${JSON.stringify(result, null, 2)}\n`);
   await database.close();
   if (!process.env.KEEP) await scratch?.drop();
 }

@@ -14,6 +14,7 @@ set local work_mem = '1GB';
 
 create temp table m_gen on commit drop as
 select g.generation,
+       g.run_seq,
        g.catalog_snapshot_id,
        g.as_of_block,
        g.as_of_ts,

@@ -9,6 +9,7 @@ const COMMAND_FLAGS = {
   generation: { type: 'string' },
   out: { type: 'string' },
   bundle: { type: 'string' },
+  seller: { type: 'string' },
   'no-serve': { type: 'boolean' },
   'make-latest': { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
@@ -25,6 +26,8 @@ export interface ParsedArgs {
   generation: string | undefined;
   out: string | undefined;
   bundle: string | undefined;
+  /** audit --seller 0x...: recompute one seller from its own logs only. */
+  seller: string | undefined;
   noServe: boolean;
   /** run: make a generation as of an older block than the live one the latest anyway. */
   makeLatest: boolean;
@@ -65,6 +68,7 @@ export function parseCommandLine(argv: readonly string[]): ParsedArgs {
     generation: str('generation'),
     out: str('out'),
     bundle: str('bundle'),
+    seller: str('seller'),
     noServe: values['no-serve'] === true,
     makeLatest: values['make-latest'] === true,
   };

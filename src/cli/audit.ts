@@ -2,7 +2,7 @@ import path from 'node:path';
 import { TallyError } from '../lib/errors.ts';
 import { writeJson } from '../lib/json.ts';
 import { METHOD_VERSIONS, methodVersion } from '../method/versions.ts';
-import { compareGenerationRows, formatDifference, readBundle, readGenerationRows, type GenerationRows } from '../publish/index.ts';
+import { compareGenerationRows, compareSellerRows, formatDifference, readBundle, readGenerationRows, type GenerationRows } from '../publish/index.ts';
 import { parseGeneration, UsageError } from './args.ts';
 import { recomputeGeneration } from './audit/recompute.ts';
 import type { CommandContext } from './context.ts';
@@ -32,11 +32,23 @@ async function loadPublished(ctx: CommandContext): Promise<Published> {
   }
 }
 
+/** `--seller 0x...`: a seller address of the generation (lowercased), or a usage error. */
+function sellerOf(value: string | undefined, rows: GenerationRows): string | undefined {
+  if (value === undefined) return undefined;
+  if (!/^0x[0-9a-fA-F]{40}$/.test(value)) throw new UsageError(`--seller must be 0x and 40 hex digits, got ${JSON.stringify(value)}`);
+  const seller = value.toLowerCase();
+  if (!rows.sellers.some((s) => s.seller_address === seller)) {
+    throw new UsageError(`--seller ${seller} is not a seller of generation ${rows.generation.generation}`);
+  }
+  return seller;
+}
+
 /**
- * `x402-tally audit --generation N | --bundle DIR`: recomputes the generation from raw chain data
+ * `x402-tally audit --generation N | --bundle DIR [--seller 0x...]`: recomputes the generation from raw chain data
  * in a scratch embedded database (never ours) and prints every difference, one per line. Exit 0
  * identical, 1 differences (or a method version this code does not implement), 75 temporary
- * (RPC unreachable). Safe to re-run; writes nothing.
+ * (RPC unreachable). Safe to re-run; writes nothing. With --seller, only that seller's logs are
+ * read and only its rows compared (its periods first, naming the first that differs).
  */
 export async function auditCommand(ctx: CommandContext): Promise<number> {
   if (ctx.args.bundle === undefined && ctx.args.generation === undefined) {
@@ -53,7 +65,9 @@ export async function auditCommand(ctx: CommandContext): Promise<number> {
     );
     return 1;
   }
-  ctx.out(`auditing generation ${g.generation} from ${from}: as of block ${g.as_of.block_number}, method ${g.method_version}`);
+  const seller = sellerOf(ctx.args.seller, rows);
+  const what = seller === undefined ? '' : ` seller ${seller} (its own logs only)`;
+  ctx.out(`auditing generation ${g.generation}${what} from ${from}: as of block ${g.as_of.block_number}, method ${g.method_version}`);
   for (const problem of integrity) ctx.out(`bundle file ${problem}`);
   const foreign = foreignConstants(g.method_version, g.constants);
   if (foreign.length > 0) {
@@ -61,15 +75,17 @@ export async function auditCommand(ctx: CommandContext): Promise<number> {
     integrity.push(...foreign);
   }
   const started = performance.now();
-  const recomputed = await recomputeGeneration(rows, ctx.config, cycleDeps(ctx), ctx.log);
-  const differences = compareGenerationRows(rows, recomputed);
+  const recomputed = await recomputeGeneration(rows, ctx.config, cycleDeps(ctx), ctx.log, seller === undefined ? {} : { seller });
+  const differences = seller === undefined ? compareGenerationRows(rows, recomputed) : compareSellerRows(rows, recomputed, seller);
   const ms = Math.round(performance.now() - started);
-  const counts =
-    `${rows.listings.length} listings, ${rows.sellers.length} sellers, ` +
-    `${rows.marketDaily.length} market days, ${rows.payments.length} payments`;
+  const counts = seller === undefined
+    ? `${rows.listings.length} listings, ${rows.sellers.length} sellers, ` +
+      `${rows.marketDaily.length} market days, ${rows.payments.length} payments`
+    : `${rows.payments.filter((p) => p.seller_address === seller).length} payments of seller ${seller}`;
   ctx.log.info({ generation: g.generation, differences: differences.length, integrity: integrity.length, ms }, 'audit done');
   if (differences.length === 0 && integrity.length === 0) {
-    ctx.out(`identical: every digest and number of generation ${g.generation} recomputed from the chain (${counts}; ${ms} ms)`);
+    const subject = seller === undefined ? `every digest and number of generation ${g.generation}` : `seller ${seller}'s digests and numbers`;
+    ctx.out(`identical: ${subject} recomputed from the chain (${counts}; ${ms} ms)`);
     return 0;
   }
   for (const d of differences) ctx.out(formatDifference(d));

@@ -20,6 +20,7 @@ ${configHelpLines().join('\n')}
   --generation N                                       audit, export
   --out DIR                                            export
   --bundle DIR                                         audit from an exported bundle (no database needed)
+  --seller 0x...                                       audit one seller from its own logs only
   --make-latest                                        run: with an AS_OF_BLOCK older than the live
                                                        generation's, make the result the latest anyway
   -h, --help

@@ -191,7 +191,15 @@ export interface GenSellerDailyTable {
   payers: number;
 }
 
-/** A method 2.0.0 period digest of a generation (sql/migrations/0006): all sellers' payments of one period. */
+/** The edge periods of a 2.0.0 generation (sql/migrations/0006); gen_edge_seller_periods has a seller_address too. */
+export interface GenEdgePeriodsTable {
+  generation: number;
+  period_start: bigint;
+  payments: number;
+  sha256: string;
+}
+
+/** A method 2.0.0 period digest of a generation (the view of sql/migrations/0007): all sellers' payments of one period. */
 export interface GenPeriodsTable {
   generation: number;
   period_start: bigint;
@@ -199,13 +207,41 @@ export interface GenPeriodsTable {
   sha256: string;
 }
 
-/** A method 2.0.0 period digest of one seller (sql/migrations/0006). */
+/** A method 2.0.0 period digest of one seller (the view of sql/migrations/0007). */
 export interface GenSellerPeriodsTable {
   generation: number;
   seller_address: string;
   period_start: bigint;
   payments: number;
   sha256: string;
+}
+
+/** Derived per-hour partials of closed hours (sql/migrations/0007), reused by incremental runs. */
+export interface PartStateTable {
+  id: ColumnType<boolean, boolean | undefined, boolean>;
+  checked_seq: bigint;
+  period_seconds: bigint;
+  lo: bigint;
+  hi: bigint;
+  sellers_key: string;
+}
+export interface PartSellersTable {
+  seller_address: string;
+}
+export interface PartSellerHoursTable {
+  seller_address: string;
+  hour_start: bigint;
+  payments: number;
+  sha256: string;
+  gen_from: number;
+  gen_to: number | null;
+}
+export interface PartHoursTable {
+  hour_start: bigint;
+  payments: number;
+  sha256: string;
+  gen_from: number;
+  gen_to: number | null;
 }
 
 /** The read-only view of verified payments per generation (sql/migrations/0002). */
@@ -237,7 +273,13 @@ export interface Schema {
   gen_listings: GenListingsTable;
   gen_market_daily: GenMarketDailyTable;
   gen_seller_daily: GenSellerDailyTable;
+  gen_edge_periods: GenEdgePeriodsTable;
+  gen_edge_seller_periods: GenEdgePeriodsTable & { seller_address: string };
   gen_periods: GenPeriodsTable;
   gen_seller_periods: GenSellerPeriodsTable;
+  part_state: PartStateTable;
+  part_sellers: PartSellersTable;
+  part_seller_hours: PartSellerHoursTable;
+  part_hours: PartHoursTable;
   generation_payments: GenerationPaymentsView;
 }

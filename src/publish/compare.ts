@@ -124,3 +124,28 @@ export function compareGenerationRows(published: GenerationRows, recomputed: Gen
   compareRows('seller_period', (r) => `${String(r.seller_address)}@${String(r.period_start)}`, published.sellerPeriods, recomputed.sellerPeriods, out);
   return out;
 }
+
+/**
+ * `audit --seller`: the differences of one seller only, between a published generation and a
+ * recomputation that indexed that seller's logs alone. Compared: its digest periods (the first
+ * differing one named first), its seller row (all but `rank`, which depends on the other sellers),
+ * its listing rows and its payments. Market days and the generation digest are not (they need
+ * every seller).
+ */
+export function compareSellerRows(published: GenerationRows, recomputed: GenerationRows, seller: string): Difference[] {
+  const out: Difference[] = [];
+  const own = (rows: Record<string, unknown>[]) => rows.filter((r) => r.seller_address === seller);
+  const periodsOf = (rows: GenerationRows) => {
+    const periods = own(rows.sellerPeriods);
+    return { ...rows, periods: periods.map(({ seller_address: _s, ...p }) => p), sellerPeriods: periods };
+  };
+  const bisected = firstPeriodDifference(periodsOf(published), periodsOf(recomputed));
+  if (bisected) out.push(bisected);
+  const noRank = (rows: Record<string, unknown>[]) => own(rows).map(({ rank: _r, ...r }) => r);
+  compareRows('seller', (r) => String(r.seller_address), noRank(published.sellers), noRank(recomputed.sellers), out);
+  compareRows('listing', (r) => String(r.listing_id), own(published.listings), own(recomputed.listings), out);
+  compareRows('payment', (r) => `${r.tx_hash}:${r.log_index}`, own(published.payments), own(recomputed.payments), out);
+  compareRows('seller_period', (r) => `${String(r.seller_address)}@${String(r.period_start)}`,
+    own(published.sellerPeriods), own(recomputed.sellerPeriods), out);
+  return out;
+}

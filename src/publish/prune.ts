@@ -13,7 +13,8 @@ export interface PruneResult {
  * Keeps the newest `retain` published generations and deletes the rest with their rows; also
  * deletes generations that were computed but never published and are older than the live one,
  * catalog snapshots that no remaining generation uses (except the newest snapshot), and chain
- * fact rows that a reorg removed before the oldest retained generation's run. In one
+ * fact rows that a reorg removed before the oldest retained generation's run, and hour partials
+ * closed at or before the oldest remaining generation. In one
  * transaction; safe to re-run. Never deletes the live generation.
  */
 export async function pruneGenerations(db: Kysely<Schema>, retain: number): Promise<PruneResult> {
@@ -56,6 +57,13 @@ export async function pruneGenerations(db: Kysely<Schema>, retain: number): Prom
       for (const table of ['usdc_transfers', 'usdc_authorizations', 'chain_blocks'] as const) {
         const result = await trx.deleteFrom(table).where('removed_seq', '<=', oldestSeq.seq).executeTakeFirst();
         removedFacts += Number(result.numDeletedRows);
+      }
+    }
+    // Hour partials (method 2.0.0) closed at or before the oldest remaining generation serve none.
+    const oldest = await trx.selectFrom('generations').select((eb) => eb.fn.min('generation').as('g')).executeTakeFirst();
+    if (oldest?.g != null) {
+      for (const table of ['part_seller_hours', 'part_hours'] as const) {
+        await trx.deleteFrom(table).where('gen_to', '<=', oldest.g).execute();
       }
     }
     return {

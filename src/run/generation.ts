@@ -20,6 +20,8 @@ export interface SyncAndComputeOptions {
   windowSeconds: number;
   /** Per-source freshness recorded with the generation (served by /meta). */
   sources: unknown[];
+  /** Sync only this seller's logs (`audit --seller`): the other sellers' rows are then not meaningful. */
+  onlySeller?: string;
   /** The method version to compute (default: the current one); the audit passes the published one. */
   methodVersion?: string;
   log?: Logger;
@@ -44,7 +46,7 @@ export async function syncAndCompute(
 ): Promise<{ generation: number; runSeq: bigint; sync: SyncStats; sellers: string[] }> {
   const log = o.log ?? silentLogger;
   const stage = o.stage ?? (<T>(_name: string, work: () => Promise<T>) => work());
-  const sellers = sellersOf(o.catalog);
+  const sellers = sellersOf(o.catalog).filter((s) => o.onlySeller === undefined || s === o.onlySeller);
   const { rows } = await sql<{ seq: bigint }>`select nextval('ingest_seq') as seq`.execute(db);
   const runSeq = BigInt(rows[0]!.seq);
   const sync = await stage('sync', () =>

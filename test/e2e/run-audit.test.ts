@@ -193,6 +193,22 @@ describe('run, run again, audit (anvil + real USDC)', () => {
     expect(out).toContain('bundle file sellers.ndjson: sha256 differs from the manifest');
     expect(out).toContain(`payment ${removed.hash}:${removed.logIndex}: published absent, recomputed present`);
     expect(out).toContain(`seller ${S2} verified_revenue_30d_micro: published 1200000, recomputed 1100000`);
+
+    // One seller, from its own logs only: the same difference, and nothing of the other seller.
+    const one = await tally(['audit', '--bundle', bundle, '--seller', S2.toUpperCase().replace('0X', '0x')], { RPC_URL: anvil.url, LOG_LEVEL: 'silent' });
+    expect(one.code, one.out).toBe(1);
+    expect(one.out).toContain(`seller ${S2} verified_revenue_30d_micro: published 1200000, recomputed 1100000`);
+    expect(one.out).not.toContain(removed.hash);
+  });
+
+  it('behavior: audit --seller recomputes one seller from its own logs (exit 0), and refuses a non-seller', async () => {
+    const target = targets[0]!;
+    const { code, out } = await tally(['audit', '--generation', '2', '--seller', S2], target.env);
+    expect(code, out).toBe(0);
+    expect(out).toContain(`identical: seller ${S2}'s digests and numbers recomputed from the chain`);
+    const bad = await tally(['audit', '--generation', '2', '--seller', `0x${'99'.repeat(20)}`], target.env);
+    expect(bad.code).toBe(1);
+    expect(bad.out).toContain('is not a seller of generation 2');
   });
 
   it('error: a generation of another method version is refused with exit 1, saying so', async () => {

@@ -1,4 +1,4 @@
--- Method 2.0.0, digests: composed of per-period digests (docs/METHOD.md, "Method 2.0.0").
+-- Method 2.0.0, digests: composed of per-period digests (docs/METHOD.md, section 2.9).
 -- A period is digest_period_seconds long and starts at a multiple of it (unix seconds, UTC):
 -- period_start = block_timestamp - block_timestamp % digest_period_seconds. The window's first
 -- and last periods are partial: only the window's own payments count in them.
@@ -7,43 +7,210 @@
 -- of one line `period_start:payments:period_digest\n` per period with >= 1 payment, in period
 -- order; the sha256 of the empty text when there are none. No value ever holds more than one
 -- period's lines (string_agg runs per period), so no window is too large to publish.
+--
+-- Incremental (docs/METHOD.md 2.10): the digests of closed periods [w1, w2) (wholly inside the
+-- window, ended by the as-of time) come from the derived tables part_* (migration 0007) when
+-- their facts did not change since part_state.checked_seq; the rest (new periods, periods whose
+-- facts changed, new sellers, the two edge periods) is computed from m_payments, i.e. the facts.
+-- Partial rows are versioned by generation (gen_from, gen_to): a row is never changed, only
+-- closed (gen_to = this generation) and replaced, so earlier generations keep their periods.
 
-create temp table m_seller_periods on commit drop as
-select seller_id,
-       block_timestamp - block_timestamp % (select digest_period_seconds from m_gen) as period_start,
-       count(*)::int                                                                as payments,
-       encode(sha256(convert_to(
-         string_agg(evidence_line, '' order by evidence_line collate "C"), 'UTF8')), 'hex') as sha256
-  from m_payments
- where in_window
- group by 1, 2;
+-- One run at a time maintains the partials (a concurrent compute waits here).
+lock table part_state in exclusive mode;
 
-insert into gen_seller_periods (generation, seller_address, period_start, payments, sha256)
-select (select generation from m_gen), c.seller_address, p.period_start, p.payments, p.sha256
-  from m_seller_periods p
+create temp table m_part on commit drop as
+select x.*, greatest(x.w1, x.as_of_ts - x.as_of_ts % x.p) as w2
+  from (select g.generation,
+               g.run_seq,
+               g.as_of_ts,
+               g.digest_period_seconds                                          as p,
+               -- the first period starting after the (excluded) window start
+               g.window_start_ts - g.window_start_ts % g.digest_period_seconds
+                 + g.digest_period_seconds                                      as w1,
+               (select encode(sha256(convert_to(
+                         coalesce(string_agg(seller_address, ',' order by seller_address), ''), 'UTF8')), 'hex')
+                  from m_catalog_sellers)                                       as sellers_key
+          from m_gen g) x;
+
+-- The partials are reusable unless there are none, they were built for another period length,
+-- or they reflect facts newer than this run's (a compute at an older seq): then start empty.
+create temp table m_part_old on commit drop as
+select coalesce(max(s.checked_seq), (select run_seq from m_part))     as checked_seq,
+       coalesce(max(s.lo), 0)                                          as lo,
+       coalesce(max(s.hi), 0)                                          as hi,
+       max(s.sellers_key)                                              as sellers_key,
+       count(*) = 0
+         or max(s.period_seconds) <> (select p from m_part)
+         or max(s.checked_seq) > (select run_seq from m_part)          as reset
+  from part_state s;
+
+update part_seller_hours set gen_to = (select generation from m_part)
+ where gen_to is null and (select reset from m_part_old);
+update part_hours set gen_to = (select generation from m_part)
+ where gen_to is null and (select reset from m_part_old);
+delete from part_sellers where (select reset from m_part_old);
+update m_part_old set checked_seq = (select run_seq from m_part), lo = 0, hi = 0, sellers_key = null where reset;
+
+create temp table m_part_flags on commit drop as
+select (select sellers_key from m_part_old) is distinct from (select sellers_key from m_part) as sellers_changed;
+
+-- (seller, period) whose facts changed since the partials were checked: added or removed by a
+-- later run (new blocks, backfill of a seller's coverage, reorg).
+create temp table m_changed on commit drop as
+select distinct t.to_address                                           as seller_address,
+       t.block_timestamp - t.block_timestamp % (select p from m_part)  as period_start
+  from usdc_transfers t
+ where t.added_seq > (select checked_seq from m_part_old)
+   and t.added_seq <= (select run_seq from m_part)
+union
+select distinct t.to_address,
+       t.block_timestamp - t.block_timestamp % (select p from m_part)
+  from usdc_transfers t
+ where t.removed_seq > (select checked_seq from m_part_old)
+   and t.removed_seq <= (select run_seq from m_part);
+
+analyze m_changed;
+
+-- Close what changed, what left the closed range, and (when the catalog's seller set changed)
+-- the sellers no longer in the catalog: their facts are no longer indexed, so their partials
+-- could not be kept exact.
+-- (few changed periods: look each up by the primary key rather than hash all the partials)
+set local enable_nestloop = on;
+update part_seller_hours h
+   set gen_to = (select generation from m_part)
+  from m_changed c
+ where h.gen_to is null and h.seller_address = c.seller_address and h.hour_start = c.period_start;
+set local enable_nestloop = off;
+update part_seller_hours
+   set gen_to = (select generation from m_part)
+ where gen_to is null
+   and (hour_start < (select w1 from m_part) or hour_start >= (select w2 from m_part));
+update part_seller_hours
+   set gen_to = (select generation from m_part)
+ where gen_to is null
+   and (select sellers_changed from m_part_flags)
+   and seller_address not in (select seller_address from m_catalog_sellers);
+delete from part_sellers
+ where (select sellers_changed from m_part_flags)
+   and seller_address not in (select seller_address from m_catalog_sellers);
+update part_hours
+   set gen_to = (select generation from m_part)
+ where gen_to is null
+   and (hour_start < (select w1 from m_part)
+        or hour_start >= (select w2 from m_part)
+        or hour_start in (select period_start from m_changed)
+        or (select sellers_changed from m_part_flags));
+
+-- Build the missing closed periods from the facts: all of them for a seller without partials,
+-- else those outside the old range [lo, hi) and those whose facts changed. The test is on each
+-- payment, before grouping, so that reused periods are never sorted again.
+create temp table m_build_sellers on commit drop as
+select c.seller_id
+  from m_catalog_sellers c
+ where c.seller_address not in (select seller_address from part_sellers);
+
+create temp table m_changed_ids on commit drop as
+select c.seller_id, m.period_start
+  from m_changed m
+  join m_catalog_sellers c using (seller_address);
+
+insert into part_seller_hours (seller_address, hour_start, payments, sha256, gen_from)
+select c.seller_address, b.period_start, b.payments, b.sha256, (select generation from m_part)
+  from (select seller_id,
+               period_start,
+               count(*)::int                                               as payments,
+               encode(sha256(convert_to(
+                 string_agg(evidence_line, '' order by evidence_line collate "C"), 'UTF8')), 'hex') as sha256
+          from (select seller_id, evidence_line,
+                       block_timestamp - block_timestamp % (select p from m_part) as period_start
+                  from m_payments
+                 where block_timestamp >= (select w1 from m_part)
+                   and block_timestamp < (select w2 from m_part)) x
+         where seller_id in (select seller_id from m_build_sellers)
+            or period_start < (select lo from m_part_old)
+            or period_start >= (select hi from m_part_old)
+            or (seller_id, period_start) in (select seller_id, period_start from m_changed_ids)
+         group by 1, 2) b
   join m_catalog_sellers c using (seller_id);
 
-insert into gen_periods (generation, period_start, payments, sha256)
-select (select generation from m_gen),
-       block_timestamp - block_timestamp % (select digest_period_seconds from m_gen),
+insert into part_sellers (seller_address)
+select seller_address from m_catalog_sellers where seller_id in (select seller_id from m_build_sellers);
+
+-- The global closed periods: all of them when the catalog's seller set changed, else as above.
+insert into part_hours (hour_start, payments, sha256, gen_from)
+select period_start,
+       count(*)::int,
+       encode(sha256(convert_to(
+         string_agg(evidence_line, '' order by evidence_line collate "C"), 'UTF8')), 'hex'),
+       (select generation from m_part)
+  from (select evidence_line,
+               block_timestamp - block_timestamp % (select p from m_part) as period_start
+          from m_payments
+         where block_timestamp >= (select w1 from m_part)
+           and block_timestamp < (select w2 from m_part)) x
+ where (select sellers_changed from m_part_flags)
+    or period_start < (select lo from m_part_old)
+    or period_start >= (select hi from m_part_old)
+    or period_start in (select period_start from m_changed)
+ group by 1;
+
+delete from part_state;
+insert into part_state (checked_seq, period_seconds, lo, hi, sellers_key)
+select run_seq, p, w1, w2, sellers_key from m_part;
+
+-- The edge periods of this generation, from the facts (its closed ones are the live partials:
+-- the views gen_seller_periods and gen_periods join both).
+insert into gen_edge_seller_periods (generation, seller_address, period_start, payments, sha256)
+select (select generation from m_part), c.seller_address, e.period_start, e.payments, e.sha256
+  from (select seller_id,
+               block_timestamp - block_timestamp % (select p from m_part) as period_start,
+               count(*)::int                                               as payments,
+               encode(sha256(convert_to(
+                 string_agg(evidence_line, '' order by evidence_line collate "C"), 'UTF8')), 'hex') as sha256
+          from m_payments
+         where in_window
+           and (block_timestamp < (select w1 from m_part) or block_timestamp >= (select w2 from m_part))
+         group by 1, 2) e
+  join m_catalog_sellers c using (seller_id);
+
+insert into gen_edge_periods (generation, period_start, payments, sha256)
+select (select generation from m_part),
+       block_timestamp - block_timestamp % (select p from m_part),
        count(*)::int,
        encode(sha256(convert_to(
          string_agg(evidence_line, '' order by evidence_line collate "C"), 'UTF8')), 'hex')
   from m_payments
  where in_window
+   and (block_timestamp < (select w1 from m_part) or block_timestamp >= (select w2 from m_part))
  group by 2;
 
 create temp table m_seller_digests on commit drop as
-select seller_id,
+select c.seller_id,
        encode(sha256(convert_to(
-         string_agg(period_start || ':' || payments || ':' || sha256 || E'\n', '' order by period_start),
+         string_agg(p.period_start || ':' || p.payments || ':' || p.sha256 || E'\n', '' order by p.period_start),
          'UTF8')), 'hex') as digest
-  from m_seller_periods
- group by seller_id;
+  from (select seller_address, hour_start as period_start, payments, sha256
+          from part_seller_hours
+         where gen_to is null
+           and hour_start >= (select w1 from m_part)
+           and hour_start < (select w2 from m_part)
+        union all
+        select seller_address, period_start, payments, sha256
+          from gen_edge_seller_periods
+         where generation = (select generation from m_part)) p
+  join m_catalog_sellers c using (seller_address)
+ group by c.seller_id;
 
 create temp table m_global_digest on commit drop as
 select encode(sha256(convert_to(
          coalesce(string_agg(period_start || ':' || payments || ':' || sha256 || E'\n', '' order by period_start), ''),
          'UTF8')), 'hex') as digest
-  from gen_periods
- where generation = (select generation from m_gen);
+  from (select hour_start as period_start, payments, sha256
+          from part_hours
+         where gen_to is null
+           and hour_start >= (select w1 from m_part)
+           and hour_start < (select w2 from m_part)
+        union all
+        select period_start, payments, sha256
+          from gen_edge_periods
+         where generation = (select generation from m_part)) p;

@@ -28,13 +28,15 @@ export function chainOf(rows: GenerationRows, config: Config): { chainId: number
  * nothing but the scratch database, which is deleted afterwards. It lives in a temporary folder
  * rather than in memory: PGlite's in-memory file system writes large tables several times slower
  * (docs/benchmarks.md, Method). A RPC that cannot be reached gives a
- * TemporaryError (exit 75).
+ * TemporaryError (exit 75). With `options.seller`, only that seller's logs are indexed: only its
+ * own rows (compareSellerRows) are meaningful.
  */
 export async function recomputeGeneration(
   published: GenerationRows,
   config: Config,
   deps: CycleDeps,
   log: Logger = silentLogger,
+  options: { seller?: string } = {},
 ): Promise<GenerationRows> {
   const { chainId, usdcAddress } = chainOf(published, config);
   const g = published.generation;
@@ -61,6 +63,8 @@ export async function recomputeGeneration(
       sources: Array.isArray(g.sources) ? (g.sources as unknown[]) : [],
       // the generation's own method: a retained 1.0.0 generation is audited under 1.0.0
       methodVersion: g.method_version,
+      // --seller: index only that seller's logs (the other sellers' numbers are then not comparable)
+      ...(options.seller !== undefined ? { onlySeller: options.seller } : {}),
       log,
     });
     return await readGenerationRows(scratch.db, generation);
