@@ -130,7 +130,7 @@ describe.each(backends())('API contract on $backend', ({ backend }) => {
     expect(res.json).toEqual({
       count: 1, next_cursor: `01${'0'.repeat(61)}1`, generation: 1, method_version: '1.0.0', window: WINDOW,
       rankings: [{
-        rank: 1, seller_address: A, slug: A, verified_revenue_30d_micro: 9007199254740993, median_payment_30d_micro: 3000000,
+        rank: 1, seller_address: A, slug: A, display_name: 'Alpha inference', verified_revenue_30d_micro: 9007199254740993, median_payment_30d_micro: 3000000,
         payments_30d: 5, payers_30d: 3, listing_count: 2, categories: ['data-access', 'inference'], farm_flag: 0, farm_reasons: null,
       }],
     });
@@ -138,7 +138,7 @@ describe.each(backends())('API contract on $backend', ({ backend }) => {
     const next = await call(`/api/v1/rankings?limit=1&cursor=${res.json.next_cursor}`);
     expect(next.json.next_cursor).toBeNull();
     expect(next.json.rankings).toEqual([{
-      rank: 2, seller_address: B, slug: B, verified_revenue_30d_micro: 82000000, median_payment_30d_micro: 10000000,
+      rank: 2, seller_address: B, slug: B, display_name: 'Beta', verified_revenue_30d_micro: 82000000, median_payment_30d_micro: 10000000,
       payments_30d: 10, payers_30d: 3, listing_count: 1, categories: ['inference'], farm_flag: 1, farm_reasons: '["top_payer_share>0.9"]',
     }]);
     expect((await call('/api/v1/rankings?category=data-access')).json.rankings.map((r: { rank: number }) => r.rank)).toEqual([1]);
@@ -155,7 +155,8 @@ describe.each(backends())('API contract on $backend', ({ backend }) => {
       evidence_sha256: sellerEvidence(A),
     });
     expect(res.json).toEqual({
-      seller_address: A, slug: A, generation: 1, method_version: '1.0.0', tier: 'verified', evidence_state: 'verified', rank: 1,
+      // display_name: listing 1's title (listing 2 has none)
+      seller_address: A, slug: A, display_name: 'Alpha inference', generation: 1, method_version: '1.0.0', tier: 'verified', evidence_state: 'verified', rank: 1,
       listing_count: 2, farm_flag: 0, farm_reasons: null,
       metrics: {
         verified_revenue_30d_micro: { value: 9007199254740993, provenance: provenance('revenue.sum_verified_payments') },

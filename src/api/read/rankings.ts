@@ -4,6 +4,7 @@ import type { z } from 'zod';
 import type { Schema } from '../../db/schema.ts';
 import { decodeRankCursor, encodeRankCursor } from '../cursor.ts';
 import type { RankingsPage } from '../schemas/responses.ts';
+import { displayNames } from './display-name.ts';
 import { windowOf, type GenerationRow } from './generation.ts';
 
 export interface RankingsParams {
@@ -25,6 +26,7 @@ export async function readRankings(db: Kysely<Schema>, g: GenerationRow, p: Rank
   const rows = await q.orderBy('rank').limit(p.limit + 1).execute();
   const page = rows.slice(0, p.limit);
   const more = rows.length > p.limit;
+  const names = await displayNames(db, g.generation, page.map((r) => r.seller_address));
   return {
     count: page.length,
     next_cursor: more ? encodeRankCursor(page[page.length - 1]!.rank!) : null,
@@ -35,6 +37,7 @@ export async function readRankings(db: Kysely<Schema>, g: GenerationRow, p: Rank
       rank: r.rank!,
       seller_address: r.seller_address,
       slug: r.seller_address,
+      display_name: names.get(r.seller_address) ?? null,
       verified_revenue_30d_micro: r.verified_revenue_30d_micro,
       median_payment_30d_micro: r.median_payment_30d_micro,
       payments_30d: r.payments_30d,

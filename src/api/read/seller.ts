@@ -4,6 +4,7 @@ import { GEN_LISTING_COLUMNS, type GenSellersTable, type Schema } from '../../db
 import { sellerNotFound } from '../errors.ts';
 import type { Provenance, SellerProfile } from '../schemas/responses.ts';
 import { isoFromUnix, windowOf, type GenerationRow } from './generation.ts';
+import { displayNameOf } from './display-name.ts';
 import { listingRow } from './listings.ts';
 
 /** Stable rule ids of method 1.0.0, one per served metric (docs/METHOD.md, docs/api.md). */
@@ -55,6 +56,7 @@ export async function readProfile(db: Kysely<Schema>, g: GenerationRow, address:
   return {
     seller_address: s.seller_address,
     slug: s.seller_address,
+    display_name: displayNameOf(listings),
     generation: g.generation,
     method_version: g.method_version,
     tier: s.tier,

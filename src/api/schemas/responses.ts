@@ -35,10 +35,18 @@ export const DirectoryPage = z.strictObject({
 });
 components.add(DirectoryPage, { id: 'DirectoryPage' });
 
+/** SPEC 4, additions for people: a name to show for a seller, claimed by the catalog. */
+const DisplayName = z.string().nullable().meta({
+  description:
+    "a name for people: the seller's first non-null listing title (in listing_id order), else the host of its first resource URL. " +
+    'A claim of the catalog, like title: not verified.',
+});
+
 export const RankingRow = z.strictObject({
   rank: z.int().positive(),
   seller_address: Address,
   slug: Address,
+  display_name: DisplayName,
   verified_revenue_30d_micro: Micro,
   median_payment_30d_micro: Micro.nullable(),
   payments_30d: Count,
@@ -80,6 +88,7 @@ const metric = <T extends z.ZodType>(value: T) => z.strictObject({ value, proven
 export const SellerProfile = z.strictObject({
   seller_address: Address,
   slug: Address,
+  display_name: DisplayName,
   ...Snapshot,
   tier: z.enum(['verified', 'listed_only']),
   evidence_state: z.enum(['verified', 'insufficient', 'not_observed']),
