@@ -8,8 +8,9 @@ import { readPayments } from './read/payments.ts';
 import { readSellerPeriods } from './read/periods.ts';
 import { readRankings } from './read/rankings.ts';
 import { readProfile } from './read/seller.ts';
+import { readSellerDaily } from './read/seller-daily.ts';
 import { DirectoryQuery, GenerationQuery, MarketQuery, PaymentsQuery, RankingsQuery, SlugParams } from './schemas/query.ts';
-import { DirectoryPage, MarketDaily, Meta, PaymentsPage, RankingsPage, SellerPeriods, SellerProfile } from './schemas/responses.ts';
+import { DirectoryPage, MarketDaily, SellerDaily, Meta, PaymentsPage, RankingsPage, SellerPeriods, SellerProfile } from './schemas/responses.ts';
 import { badParameter } from './errors.ts';
 
 /**
@@ -116,6 +117,21 @@ export const ENDPOINTS: readonly Endpoint[] = [
     notFound: ['generation_not_found', 'seller_not_found'],
     reads: 'transaction',
     load: (db, g, _q, p: z.output<typeof SlugParams>) => readSellerPeriods(db, g, p.slug),
+  },
+  {
+    operationId: 'getSellerDaily',
+    path: `${BASE}/sellers/{slug}/daily`,
+    summary: "The seller's daily series",
+    description:
+      'One row per UTC day of the window with at least one verified payment, oldest first: payments, revenue_micro, distinct payers. ' +
+      'Computed by the method with the generation (docs/METHOD.md, "Daily series"); the first and last days are partial.',
+    query: GenerationQuery,
+    params: SlugParams,
+    response: SellerDaily,
+    responseId: 'SellerDaily',
+    notFound: ['generation_not_found', 'seller_not_found'],
+    reads: 'transaction',
+    load: (db, g, _q, p: z.output<typeof SlugParams>) => readSellerDaily(db, g, p.slug),
   },
   {
     operationId: 'getMarketDaily',

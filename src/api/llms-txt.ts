@@ -20,6 +20,7 @@ export const LLMS_TXT = `# x402-tally
 - [Directory and search](/api/v1/sellers): one row per listing; ?q=words searches title, description and resource URL; ?category=, ?tier=verified
 - [Rankings](/api/v1/rankings): verified sellers by 30-day verified revenue
 - [Seller](/api/v1/sellers/{address}): metrics, each with the provenance to recompute it, and the seller's listings
+- [Seller daily](/api/v1/sellers/{address}/daily): the seller's payments, revenue and payers per UTC day of the window
 - [Seller payments](/api/v1/sellers/{address}/payments): the verified payments behind the seller's numbers
 - [Seller periods](/api/v1/sellers/{address}/periods): the per-hour evidence digests the seller's digest is composed of (method 2.x)
 - [Market](/api/v1/market/daily): daily market aggregate

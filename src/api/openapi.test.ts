@@ -17,7 +17,7 @@ describe('openApiDocument', () => {
     expect(doc.info.version).toBe('1.0.0');
     expect(Object.keys(doc.paths).sort()).toEqual([
       '/api/v1/docs', '/api/v1/generations/{generation}/bundle/{file}', '/api/v1/market/daily', '/api/v1/meta', '/api/v1/openapi.json', '/api/v1/rankings',
-      '/api/v1/sellers', '/api/v1/sellers/{slug}', '/api/v1/sellers/{slug}/payments', '/api/v1/sellers/{slug}/periods',
+      '/api/v1/sellers', '/api/v1/sellers/{slug}', '/api/v1/sellers/{slug}/daily', '/api/v1/sellers/{slug}/payments', '/api/v1/sellers/{slug}/periods',
     ]);
   });
 

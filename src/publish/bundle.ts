@@ -24,6 +24,8 @@ export interface GenerationRows {
   sellers: Record<string, unknown>[];
   payments: Record<string, unknown>[];
   marketDaily: Record<string, unknown>[];
+  /** The daily series of each seller (UTC days of the window with payments), by seller then day. */
+  sellerDaily: Record<string, unknown>[];
   /** Method 2.0.0: the period digests of the generation (all sellers), by period_start; [] under 1.0.0. */
   periods: Record<string, unknown>[];
   /** Method 2.0.0: the period digests of each seller, by seller_address then period_start. */
@@ -77,6 +79,13 @@ export async function readGenerationRows(db: Kysely<Schema>, generation: number)
     .where('generation', '=', generation)
     .orderBy('day')
     .execute();
+  const sellerDaily = await db
+    .selectFrom('gen_seller_daily')
+    .select(['seller_address', 'day', 'payments', 'revenue_micro', 'payers'])
+    .where('generation', '=', generation)
+    .orderBy(sql`seller_address collate "C"`)
+    .orderBy('day')
+    .execute();
   const periods = await db
     .selectFrom('gen_periods')
     .select(['period_start', 'payments', 'sha256'])
@@ -116,6 +125,7 @@ export async function readGenerationRows(db: Kysely<Schema>, generation: number)
     sellers: sellers.map(drop),
     payments,
     marketDaily: marketDaily.map(drop),
+    sellerDaily,
     periods,
     sellerPeriods,
   };

@@ -5,7 +5,7 @@ import type { GenerationRows } from './bundle.ts';
 export interface Difference {
   /**
    * What differs: `digest`, `first_period` (method 2.0.0: the first period, and seller, whose digest
-   * differs), `method`, `constant`, `window`, `as_of`, `listing`, `seller`, `payment`, `market_day`,
+   * differs), `method`, `constant`, `window`, `as_of`, `listing`, `seller`, `payment`, `market_day`, `seller_day`,
    * `period`, `seller_period`.
    */
   kind: string;
@@ -120,6 +120,7 @@ export function compareGenerationRows(published: GenerationRows, recomputed: Gen
   compareRows('seller', (r) => String(r.seller_address), published.sellers, recomputed.sellers, out);
   compareRows('payment', (r) => `${r.tx_hash}:${r.log_index}`, published.payments, recomputed.payments, out);
   compareRows('market_day', (r) => String(r.day), published.marketDaily, recomputed.marketDaily, out);
+  compareRows('seller_day', (r) => `${String(r.seller_address)}@${String(r.day)}`, published.sellerDaily, recomputed.sellerDaily, out);
   compareRows('period', (r) => String(r.period_start), published.periods, recomputed.periods, out);
   compareRows('seller_period', (r) => `${String(r.seller_address)}@${String(r.period_start)}`, published.sellerPeriods, recomputed.sellerPeriods, out);
   return out;

@@ -18,6 +18,7 @@ const FILES = {
   'sellers.ndjson': 'sellers',
   'payments.ndjson': 'payments',
   'market_daily.ndjson': 'marketDaily',
+  'seller_daily.ndjson': 'sellerDaily',
   'periods.ndjson': 'periods',
   'seller_periods.ndjson': 'sellerPeriods',
 } as const satisfies Record<string, Exclude<keyof GenerationRows, 'generation'>>;
@@ -30,8 +31,8 @@ export interface ManifestFile {
 
 export type Manifest = GenerationRows['generation'] & { format: string; files: ManifestFile[] };
 
-/** Files added with method 2.0.0: a bundle of a 1.0.0 generation exported before them has none. */
-const OPTIONAL = new Set(['periods.ndjson', 'seller_periods.ndjson']);
+/** Files added after the first bundles (method 2.0.0, the daily series): a bundle exported before them has none. */
+const OPTIONAL = new Set(['periods.ndjson', 'seller_periods.ndjson', 'seller_daily.ndjson']);
 
 const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
 const ndjson = (lines: string[]) => lines.map((l) => `${l}\n`).join('');

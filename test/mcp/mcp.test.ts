@@ -111,8 +111,12 @@ describe.each(backends())('MCP on $backend', ({ backend }) => {
       });
 
       it('behavior: get_seller, top_sellers and market_daily answer what the API answers', async () => {
+        // get_seller: the profile, and the daily series of the same generation under `daily`.
+        const seller = await call('get_seller', { address: A.toUpperCase().replace('0X', '0x') });
+        const profile = await api(`/api/v1/sellers/${A}`);
+        const daily = await api(`/api/v1/sellers/${A}/daily?generation=1`);
+        expect(seller.structuredContent).toEqual({ ...profile.json, daily: daily.json.days });
         const pairs: [string, Record<string, unknown>, string][] = [
-          ['get_seller', { address: A.toUpperCase().replace('0X', '0x') }, `/api/v1/sellers/${A}`],
           ['top_sellers', { limit: 1 }, '/api/v1/rankings?limit=1'],
           ['top_sellers', { category: 'inference' }, '/api/v1/rankings?category=inference'],
           ['market_daily', { from: '2025-12-30', to: '2025-12-31' }, '/api/v1/market/daily?from=2025-12-30&to=2025-12-31'],

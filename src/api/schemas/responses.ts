@@ -163,6 +163,21 @@ components.add(MarketDay, { id: 'MarketDay' });
 export const MarketDaily = z.strictObject({ ...Snapshot, days: z.array(MarketDay) });
 components.add(MarketDaily, { id: 'MarketDaily' });
 
+export const SellerDay = z.strictObject({
+  day: z.iso.date().meta({ description: 'a UTC day of the window (the first and last are partial: only their in-window hours count)' }),
+  payments: Count.meta({ description: "the seller's verified payments of the window on that day" }),
+  revenue_micro: Micro.meta({ description: 'their sum, micro-USDC' }),
+  payers: Count.meta({ description: 'distinct payer addresses among them' }),
+});
+components.add(SellerDay, { id: 'SellerDay' });
+
+export const SellerDaily = z.strictObject({
+  ...Snapshot,
+  seller_address: Address,
+  days: z.array(SellerDay).meta({ description: 'one row per UTC day of the window with at least one verified payment, oldest first' }),
+});
+components.add(SellerDaily, { id: 'SellerDaily' });
+
 export const Constants = z.strictObject({
   chain_id: z.int().positive(),
   usdc_contract: Address,
