@@ -10,7 +10,7 @@ import { readRankings } from './read/rankings.ts';
 import { readProfile } from './read/seller.ts';
 import { readSellerDaily } from './read/seller-daily.ts';
 import { DirectoryQuery, GenerationQuery, MarketQuery, PaymentsQuery, RankingsQuery, SlugParams } from './schemas/query.ts';
-import { DirectoryPage, MarketDaily, SellerDaily, Meta, PaymentsPage, RankingsPage, SellerPeriods, SellerProfile } from './schemas/responses.ts';
+import { DirectoryPage, ListingRow, MarketDaily, RankingRow, SellerDaily, Meta, PaymentsPage, RankingsPage, SellerPeriods, SellerProfile } from './schemas/responses.ts';
 import { badParameter } from './errors.ts';
 
 /**
@@ -39,6 +39,22 @@ export interface Endpoint {
    * one read-only repeatable-read transaction.
    */
   readonly reads?: 'statement' | 'transaction';
+  /** CSV of every row of the generation (`?format=csv` or `Accept: text/csv`): file name, columns, rows read page by page. */
+  readonly csv?: {
+    readonly filename: (g: GenerationRow) => string;
+    readonly columns: readonly string[];
+    readonly rows: (db: Kysely<Schema>, g: GenerationRow, query: any) => AsyncIterable<Record<string, unknown>>;
+  };
+}
+
+/** Every row of a paged reader, page after page (CSV). */
+async function* allRows<P extends { next_cursor: string | null }>(read: (cursor: string | undefined) => Promise<P>, rowsOf: (page: P) => Record<string, unknown>[]) {
+  let cursor: string | undefined;
+  do {
+    const page = await read(cursor);
+    yield* rowsOf(page);
+    cursor = page.next_cursor ?? undefined;
+  } while (cursor !== undefined);
 }
 
 export const BASE = '/api/v1';
@@ -66,6 +82,12 @@ export const ENDPOINTS: readonly Endpoint[] = [
     responseId: 'DirectoryPage',
     notFound: ['generation_not_found'],
     load: (db, g, q: z.output<typeof DirectoryQuery>) => readDirectory(db, g, { cursor: q.cursor, category: q.category, tier: q.tier, q: q.q, limit: q.limit ?? 50 }),
+    csv: {
+      filename: (g) => `x402-tally-sellers-g${g.generation}.csv`,
+      columns: Object.keys(ListingRow.shape),
+      rows: (db, g, q: z.output<typeof DirectoryQuery>) =>
+        allRows((cursor) => readDirectory(db, g, { cursor, category: q.category, tier: q.tier, q: q.q, limit: 1000 }), (p) => p.listings as Record<string, unknown>[]),
+    },
   },
   {
     operationId: 'getRankings',
@@ -77,6 +99,12 @@ export const ENDPOINTS: readonly Endpoint[] = [
     responseId: 'RankingsPage',
     notFound: ['generation_not_found'],
     load: (db, g, q: z.output<typeof RankingsQuery>) => readRankings(db, g, { cursor: q.cursor, category: q.category, limit: q.limit ?? 100 }),
+    csv: {
+      filename: (g) => `x402-tally-rankings-g${g.generation}.csv`,
+      columns: Object.keys(RankingRow.shape),
+      rows: (db, g, q: z.output<typeof RankingsQuery>) =>
+        allRows((cursor) => readRankings(db, g, { cursor, category: q.category, limit: 1000 }), (p) => p.rankings as Record<string, unknown>[]),
+    },
   },
   {
     operationId: 'getSeller',

@@ -107,7 +107,14 @@ function operation(e: Endpoint): Json {
       { name: 'If-None-Match', in: 'header', required: false, description: 'an ETag of an earlier response', schema: { type: 'string' } },
     ],
     responses: {
-      '200': { description: 'OK', headers: okHeaders, content: { 'application/json': { schema: { $ref: `#/components/schemas/${e.responseId}` } } } },
+      '200': {
+        description: e.csv ? 'OK. With format=csv (or Accept: text/csv): every row of the generation as CSV, with a header line.' : 'OK',
+        headers: okHeaders,
+        content: {
+          'application/json': { schema: { $ref: `#/components/schemas/${e.responseId}` } },
+          ...(e.csv ? { 'text/csv': { schema: { type: 'string' } } } : {}),
+        },
+      },
       '304': { description: 'Not modified: If-None-Match matched the ETag.', headers: okHeaders },
       ...commonErrors,
       '404': {

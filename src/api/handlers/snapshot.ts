@@ -3,6 +3,7 @@ import type { Kysely } from 'kysely';
 import { z } from 'zod';
 import type { Schema } from '../../db/schema.ts';
 import { etagFor, etagOfBody, matchesIfNoneMatch, maxAgeSeconds, type CachedBody, type ResponseCache } from '../cache.ts';
+import { sendCsv, wantsCsv } from '../csv.ts';
 import type { Endpoint } from '../endpoints.ts';
 import { ApiError, badParameter, generationNotFound, noGeneration } from '../errors.ts';
 import { writeJson } from '../../lib/json.ts';
@@ -109,6 +110,17 @@ function send(ctx: HandlerContext, request: FastifyRequest, reply: FastifyReply,
 export function snapshotHandler(ctx: HandlerContext, endpoint: Endpoint) {
   return async (request: FastifyRequest, reply: FastifyReply) => {
     const state = await ctx.pointer.current();
+    if (endpoint.csv) {
+      const query = parseInput(endpoint.query, request.query, 'query') as { generation?: number; format?: string };
+      if (wantsCsv(request, query.format)) {
+        const n = chooseGeneration(state, query.generation);
+        const g = await readPublishedGeneration(ctx.db, n);
+        if (!g) throw generationNotFound(n);
+        const basis = state.latest ?? state.retained.get(n);
+        reply.header('cache-control', `public, max-age=${basis ? maxAgeSeconds(basis.publishedAt, ctx.cadenceSeconds, Date.now()) : 0}`).header('vary', 'accept');
+        return sendCsv(reply, endpoint.csv.filename(g), endpoint.csv.columns, endpoint.csv.rows(ctx.db, g, query));
+      }
+    }
     const key = `${state.version} ${request.url}`;
     let entry = ctx.cache.get(key);
     if (!entry) {

@@ -36,8 +36,14 @@ const day = text('a date').regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date YYYY-MM-
 /** The longest search accepted, in characters. */
 export const SEARCH_MAX_CHARS = 200;
 
+export const format = z
+  .enum(['json', 'csv'], { error: (issue) => (Array.isArray(issue.input) ? 'must be given once' : 'must be json or csv') })
+  .optional()
+  .meta({ description: 'csv: every row of the generation as CSV (not one page), with a header line; also chosen by Accept: text/csv' });
+
 export const GenerationQuery = z.strictObject({ generation });
 export const DirectoryQuery = z.strictObject({
+  format,
   cursor,
   category,
   tier: z
@@ -58,6 +64,7 @@ export const DirectoryQuery = z.strictObject({
   generation,
 });
 export const RankingsQuery = z.strictObject({
+  format,
   cursor,
   category: category.meta({ description: 'only sellers with at least one listing in this category' }),
   limit: integer(1, 500).optional().meta({ description: 'rows per page, 1..500, default 100' }),
