@@ -23,6 +23,7 @@ export const LLMS_TXT = `# x402-tally
 - [Seller payments](/api/v1/sellers/{address}/payments): the verified payments behind the seller's numbers
 - [Seller periods](/api/v1/sellers/{address}/periods): the per-hour evidence digests the seller's digest is composed of (method 2.x)
 - [Market](/api/v1/market/daily): daily market aggregate
+- [Audit bundle](/api/v1/generations/{generation}/bundle/{file}): manifest.json and the files it lists, to recompute a generation with: npx x402-tally audit --bundle DIR
 - [OpenAPI](/api/v1/openapi.json): every endpoint, parameter and field, described
 - Pages follow next_cursor until it is null. Errors are JSON {"error": {"code", "message"}}; the message names the bad parameter.
 

@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { METHOD_VERSION } from '../method/constants.ts';
 import { BUNDLE_FILE_NAMES } from '../publish/export.ts';
 import { ENDPOINTS, BASE, type Endpoint } from './endpoints.ts';
 import { ALLOWED_METHODS, ERROR_CODES } from './errors.ts';
@@ -138,7 +137,6 @@ export function openApiDocument(): Json {
       version: '1.0.0',
       description: DESCRIPTION,
       license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
-      'x-method-version': METHOD_VERSION,
     },
     servers: [{ url: '/', description: 'this server' }],
     security: [],

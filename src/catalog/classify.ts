@@ -1,4 +1,4 @@
-import { CATEGORIES, type Category } from '../method/constants.ts';
+import { CATEGORIES, type Category } from '../lib/categories.ts';
 
 /**
  * The category classifier of method 1.0.0 (docs/METHOD.md section 1). Deterministic: the text is

@@ -1,4 +1,4 @@
-import type { Category } from '../method/constants.ts';
+import type { Category } from '../lib/categories.ts';
 import { sha256Hex } from './canonical.ts';
 import { classify, sellerAssertedCategory } from './classify.ts';
 import { canonicalAsset, canonicalNetwork, canonicalPayTo, isEvmAddress } from './networks.ts';

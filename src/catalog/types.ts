@@ -1,6 +1,6 @@
-import type { Category } from '../method/constants.ts';
+import type { Category } from '../lib/categories.ts';
 
-export type { Category } from '../method/constants.ts';
+export type { Category } from '../lib/categories.ts';
 
 /**
  * One listing: a distinct (resource URL, canonical network, payTo, canonical asset) of an item's

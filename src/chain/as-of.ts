@@ -1,14 +1,9 @@
+import type { AsOf } from '../lib/as-of.ts';
 import { TallyError } from '../lib/errors.ts';
 import { getBlockHeader } from './blocks.ts';
 import type { ChainClient } from './client.ts';
-import type { Hex } from './types.ts';
 
-/** The block a generation is computed as of: number, hash, timestamp (unix seconds). */
-export interface AsOf {
-  number: bigint;
-  hash: Hex;
-  timestamp: bigint;
-}
+export type { AsOf } from '../lib/as-of.ts';
 
 /**
  * Resolves the as-of point: block `asOfBlock` when given, else `latest - confirmations` when a

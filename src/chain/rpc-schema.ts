@@ -23,12 +23,9 @@ export const RpcLogSchema = z.object({
 });
 export type RpcLog = z.infer<typeof RpcLogSchema>;
 
-export const RpcLogsSchema = z.array(RpcLogSchema);
-
 export const RpcBlockSchema = z.object({
   number: quantity,
   hash: hash,
   parentHash: hash,
   timestamp: quantity,
 });
-export type RpcBlock = z.infer<typeof RpcBlockSchema>;

@@ -1,5 +1,4 @@
 import { InvalidResponseError } from './errors.ts';
-import { addressTopic } from './events.ts';
 import type { RpcLog } from './rpc-schema.ts';
 import type { Hex } from './types.ts';
 
@@ -102,9 +101,3 @@ export function validateLogs(raw: unknown, expect: LogExpectation): RpcLog[] {
   return logs;
 }
 
-/** The topic set for a filter on addresses. */
-export function addressTopics(addresses: Iterable<string>): Set<string> {
-  const set = new Set<string>();
-  for (const a of addresses) set.add(addressTopic(a));
-  return set;
-}

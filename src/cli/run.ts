@@ -7,7 +7,7 @@ import { openStore } from './store.ts';
 
 /** The stages of the run: the real ones, with any replaced by the test's io.deps. */
 export function cycleDeps(ctx: CommandContext): CycleDeps {
-  return { ...defaultDeps(), ...ctx.io.deps } as CycleDeps;
+  return { ...defaultDeps(), ...ctx.io.deps };
 }
 
 /** One cycle on an opened database; prints one summary line. Used by run, schedule and demo. */

@@ -1,5 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { Schema } from '../db/schema.ts';
+import type { AsOf } from '../lib/as-of.ts';
 import { TallyError } from '../lib/errors.ts';
 import { writeJson } from '../lib/json.ts';
 import { silentLogger, type Logger } from '../lib/log.ts';
@@ -9,13 +10,8 @@ import { loadMethodSteps, type MethodStep } from './sql-files.ts';
 
 const DAY_SECONDS = 86_400n;
 
-/** The block a generation is computed as of. */
-export interface AsOfPoint {
-  number: bigint;
-  hash: string;
-  /** Unix seconds. */
-  timestamp: bigint;
-}
+/** The block a generation is computed as of (the one AsOf type of src/lib/as-of.ts). */
+export type AsOfPoint = AsOf;
 
 export interface ComputeOptions {
   /** The ingest sequence value of the run: the chain facts the generation sees. */

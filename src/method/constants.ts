@@ -27,18 +27,5 @@ export const METHOD_CONSTANTS = Object.freeze({
 
 export type MethodConstants = typeof METHOD_CONSTANTS;
 
-/** The 11 categories of a listing, in the order the contract lists them. */
-export const CATEGORIES = [
-  'scraping-extraction',
-  'payments-infrastructure',
-  'communications',
-  'inference',
-  'other',
-  'media-generation',
-  'data-access',
-  'trading-execution',
-  'verification-conformance',
-  'storage-state',
-  'search-retrieval',
-] as const;
-export type Category = (typeof CATEGORIES)[number];
+// The categories are the catalog's vocabulary, shared by the catalog, the method and the API.
+export { CATEGORIES, type Category } from '../lib/categories.ts';

@@ -1,67 +1,37 @@
-import { sql, type Kysely } from 'kysely';
-import type { Catalog } from '../catalog/types.ts';
+import type { Kysely } from 'kysely';
+import type { readCatalog, storeCatalogSnapshot } from '../catalog/index.ts';
+import type { createChainClient, resolveAsOf } from '../chain/index.ts';
+import type { AsOf } from '../lib/as-of.ts';
+import type { computeGeneration } from '../method/index.ts';
+import type { publishGeneration, pruneGenerations } from '../publish/index.ts';
+import type { SyncStats, syncChain } from '../sync/index.ts';
 import type { Config } from '../config/index.ts';
 import type { Database } from '../db/index.ts';
 import { migrate } from '../db/migrate.ts';
 import type { Schema } from '../db/schema.ts';
-import { TallyError, TemporaryError } from '../lib/errors.ts';
+import { TemporaryError } from '../lib/errors.ts';
 import { silentLogger, type Logger } from '../lib/log.ts';
 import { METHOD_CONSTANTS } from '../method/constants.ts';
+import { sellersOf, syncAndCompute } from './generation.ts';
 import { acquireRunLock, type HeldLock } from './lock.ts';
 import { buildSources } from './sources.ts';
 
-/** The block a generation is computed as of. */
-export interface AsOf {
-  number: bigint;
-  hash: `0x${string}`;
-  /** Unix seconds. */
-  timestamp: bigint;
-}
+export type { AsOf } from '../lib/as-of.ts';
 
 /**
- * The stages of a run, wired through ports so that tests can replace any of them and so that this
- * file knows the stages' signatures only (src/run/deps.ts binds the real ones).
+ * The stages of a run, as a port: tests replace any of them, and this file calls them only
+ * through it (src/run/deps.ts binds the real ones). Each member is the type of the real function,
+ * so a stage whose signature changes fails to compile here and in every fake of it.
  */
-export interface CycleDeps<Client = unknown> {
-  readCatalog(source: string, options: { chainId: number; usdcAddress: string; log?: Logger }): Promise<Catalog>;
-  storeCatalogSnapshot(db: Kysely<Schema>, catalog: Catalog): Promise<bigint>;
-  createChainClient(options: { rpcUrls: string[]; chainId: number; log?: Logger }): Client;
-  resolveAsOf(client: Client, options: { asOfBlock?: bigint; confirmations?: number }): Promise<AsOf>;
-  syncChain(
-    db: Kysely<Schema>,
-    client: Client,
-    options: {
-      usdcAddress: string;
-      sellers: string[];
-      asOf: AsOf;
-      windowSeconds: number;
-      runSeq: bigint;
-      log?: Logger;
-      confirmations?: number;
-      finalBlock?: bigint;
-      signal?: AbortSignal;
-      onProgress?: (progress: { ranges: number; totalRanges: number; fromBlock: bigint; toBlock: bigint }) => void;
-    },
-  ): Promise<unknown>;
-  computeGeneration(
-    db: Kysely<Schema>,
-    options: {
-      runSeq: bigint;
-      asOf: AsOf;
-      catalogSnapshotId: bigint;
-      sources: unknown[];
-      /** Defaults to the current method; audit passes the audited generation's. */
-      methodVersion?: string;
-      log?: Logger;
-      afterStep?: (step: string) => void | Promise<void>;
-    },
-  ): Promise<number>;
-  publishGeneration(
-    db: Kysely<Schema>,
-    generation: number,
-    options?: { beforeCommit?: () => void | Promise<void>; as?: 'latest' | 'pinnable'; allowOlderAsOf?: boolean },
-  ): Promise<void>;
-  pruneGenerations(db: Kysely<Schema>, retain: number): Promise<{ generations: number[] } | number[]>;
+export interface CycleDeps {
+  readCatalog: typeof readCatalog;
+  storeCatalogSnapshot: typeof storeCatalogSnapshot;
+  createChainClient: typeof createChainClient;
+  resolveAsOf: typeof resolveAsOf;
+  syncChain: typeof syncChain;
+  computeGeneration: typeof computeGeneration;
+  publishGeneration: typeof publishGeneration;
+  pruneGenerations: typeof pruneGenerations;
 }
 
 /** Points where a run can be interrupted (tests inject a crash with `failAt`). */
@@ -99,7 +69,7 @@ export interface RunReport {
   sellers: number;
   listings: number;
   rejected: number;
-  sync: unknown;
+  sync: SyncStats;
   pruned: number[];
   /** Milliseconds per stage. */
   ms: Partial<Record<RunStage, number>>;
@@ -112,10 +82,10 @@ export interface RunReport {
  * its run sequence and are simply reused (or superseded) by the next run. Safe to re-run at any
  * time; two overlapping runs never both write (the second fails with a TemporaryError, exit 75).
  */
-export async function runCycle<Client>(
+export async function runCycle(
   database: Database,
   config: Config,
-  deps: CycleDeps<Client>,
+  deps: CycleDeps,
   options: CycleOptions = {},
 ): Promise<RunReport> {
   const log = options.log ?? silentLogger;
@@ -141,7 +111,7 @@ export async function runCycle<Client>(
     const catalog = await stage('catalog', () =>
       deps.readCatalog(config.CATALOG_SOURCE, { chainId: config.CHAIN_ID, usdcAddress: config.USDC_ADDRESS, log: log.child({ stage: 'catalog' }) }),
     );
-    const sellers = [...new Set(catalog.listings.flatMap((l) => (l.verifiability === 'base_usdc' && l.seller_address ? [l.seller_address] : [])))].sort();
+    const sellers = sellersOf(catalog);
     log.info({ items: catalog.items.length, listings: catalog.listings.length, rejected: catalog.rejects.length, sellers: sellers.length }, 'catalog read');
     const catalogSnapshotId = await stage('snapshot', () => deps.storeCatalogSnapshot(db, catalog));
 
@@ -156,16 +126,20 @@ export async function runCycle<Client>(
     const readAt = new Date();
     const { publishAs, finalBlock } = await checkAsOfAgainstLive(db, config, asOf, options.makeLatest ?? false);
 
-    const { rows } = await sql<{ seq: bigint }>`select nextval('ingest_seq') as seq`.execute(db);
-    const runSeq = BigInt(rows[0]!.seq);
-    const sync = await stage('sync', () =>
-      deps.syncChain(db, client, {
-        usdcAddress: config.USDC_ADDRESS,
-        sellers,
-        asOf,
-        windowSeconds: METHOD_CONSTANTS.window_seconds,
-        runSeq,
-        log: log.child({ stage: 'sync' }),
+    const sources = buildSources(
+      { source: catalog.source, fetchedAt: catalog.fetchedAt, items: catalog.items.length, listings: catalog.listings.length, rejected: catalog.rejects.length, sha256: catalog.sha256 },
+      { chainId: config.CHAIN_ID, contract: config.USDC_ADDRESS, indexedToBlock: asOf.number, indexedToTimestamp: asOf.timestamp, now: readAt },
+    );
+    const { generation, runSeq, sync } = await syncAndCompute(db, deps, client, {
+      catalog,
+      catalogSnapshotId,
+      asOf,
+      usdcAddress: config.USDC_ADDRESS,
+      windowSeconds: METHOD_CONSTANTS.window_seconds,
+      sources,
+      log,
+      stage,
+      sync: {
         ...(config.CONFIRMATIONS !== undefined ? { confirmations: config.CONFIRMATIONS } : {}),
         ...(finalBlock !== undefined ? { finalBlock } : {}),
         ...(options.signal ? { signal: options.signal } : {}),
@@ -174,27 +148,12 @@ export async function runCycle<Client>(
           // A synchronous hook can stop the run between two stored chunks (tests).
           void hook(`sync:chunk:${p.ranges}`);
         },
-      }),
-    );
-    log.info({ sync }, 'chain synced');
-
-    const sources = buildSources(
-      { source: catalog.source, fetchedAt: catalog.fetchedAt, items: catalog.items.length, listings: catalog.listings.length, rejected: catalog.rejects.length, sha256: catalog.sha256 },
-      { chainId: config.CHAIN_ID, contract: config.USDC_ADDRESS, indexedToBlock: asOf.number, indexedToTimestamp: asOf.timestamp, now: readAt },
-    );
-    const generation = await stage('compute', () =>
-      deps.computeGeneration(db, {
-        runSeq,
-        asOf,
-        catalogSnapshotId,
-        sources,
-        log: log.child({ stage: 'method' }),
-        afterStep: async (step) => {
-          progress(`compute: ${step}`);
-          await hook(`compute:${step}`);
-        },
-      }),
-    );
+      },
+      afterStep: async (step) => {
+        progress(`compute: ${step}`);
+        await hook(`compute:${step}`);
+      },
+    });
     await stage('publish', async () => {
       // The lock must still be ours when the pointer moves (a dropped session released it).
       await lock?.assertHeld();
@@ -212,16 +171,6 @@ export async function runCycle<Client>(
   } finally {
     await lock?.release();
   }
-}
-
-/** An injected crash, for tests of interrupted runs. */
-export class InjectedCrash extends TallyError {}
-
-/** A hook that crashes the run at `point` (e.g. `before:sync`, `compute:10_sellers`, `publish:commit`). */
-export function crashAt(point: string): (p: string) => void {
-  return (p) => {
-    if (p === point) throw new InjectedCrash(`injected crash at ${point}`);
-  };
 }
 
 /**

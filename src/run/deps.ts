@@ -16,5 +16,5 @@ export function defaultDeps(): CycleDeps {
     computeGeneration,
     publishGeneration,
     pruneGenerations,
-  } as CycleDeps;
+  };
 }

@@ -1,3 +1,4 @@
+import { fixedChain } from '../helpers/fixed-chain.ts';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -26,13 +27,11 @@ function fakeDeps(): CycleDeps {
   return {
     readCatalog: async (source, o) => buildCatalog([ITEM], { source, fetchedAt: new Date('2025-12-31T00:00:00Z') }, o),
     storeCatalogSnapshot,
-    createChainClient: () => ({}),
-    resolveAsOf: async () => ({ number: 100n, hash: `0x${'ab'.repeat(32)}`, timestamp: 1_767_139_200n }),
-    syncChain: async () => ({}),
+    ...fixedChain({ number: 100n, hash: `0x${'ab'.repeat(32)}`, timestamp: 1_767_139_200n }),
     computeGeneration,
     publishGeneration,
     pruneGenerations,
-  } as CycleDeps;
+  };
 }
 
 describe.each(backends())('run lock ($backend)', ({ backend }) => {

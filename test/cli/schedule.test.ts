@@ -1,3 +1,4 @@
+import { fixedChain } from '../helpers/fixed-chain.ts';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -54,9 +55,7 @@ describe('schedule', () => {
         await secondMayRun;
         return buildCatalog([ITEM], { source, fetchedAt: new Date('2025-12-31T00:00:00Z') }, o);
       },
-      createChainClient: () => ({}),
-      resolveAsOf: async () => ({ number: 10n, hash: `0x${'cd'.repeat(32)}`, timestamp: 1_767_139_200n }),
-      syncChain: async () => ({}),
+      ...fixedChain({ number: 10n, hash: `0x${'cd'.repeat(32)}`, timestamp: 1_767_139_200n }),
     };
     const stop = new AbortController();
     const lines: string[] = [];

@@ -65,7 +65,7 @@ export interface FixtureTransfer {
   removedSeq?: bigint | null;
 }
 
-export function blockHash(block: bigint): string {
+export function blockHash(block: bigint): `0x${string}` {
   return `0x${block.toString(16).padStart(64, 'b')}`;
 }
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CATEGORIES } from '../../method/constants.ts';
+import { CATEGORIES } from '../../lib/categories.ts';
 
 /**
  * Building blocks of the API schemas. These zod schemas are the single source of the request

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CATEGORIES } from '../../method/constants.ts';
+import { CATEGORIES } from '../../lib/categories.ts';
 
 /**
  * Request parameters. Query objects are strict (an unknown parameter is a 400); every value
@@ -73,7 +73,6 @@ export const MarketQuery = z.strictObject({
   to: day.optional().meta({ description: 'last day, inclusive (YYYY-MM-DD)' }),
   generation,
 });
-export const NoQuery = z.strictObject({});
 
 export const SlugParams = z.strictObject({
   slug: text('an address')

@@ -1,15 +1,15 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { sql } from 'kysely';
 import { buildCatalog } from '../../catalog/index.ts';
 import type { Config } from '../../config/index.ts';
 import { openDatabase } from '../../db/index.ts';
 import { migrate } from '../../db/migrate.ts';
 import { silentLogger, type Logger } from '../../lib/log.ts';
-import { METHOD_CONSTANTS } from '../../method/constants.ts';
+import { methodVersion } from '../../method/versions.ts';
 import type { CycleDeps } from '../../run/cycle.ts';
 import { readGenerationRows, type GenerationRows } from '../../publish/index.ts';
+import { syncAndCompute } from '../../run/generation.ts';
 
 /** The chain and contract a generation was computed on: its `base_usdc` source, else the config. */
 export function chainOf(rows: GenerationRows, config: Config): { chainId: number; usdcAddress: string } {
@@ -47,34 +47,25 @@ export async function recomputeGeneration(
     const items = published.catalogItemLines.map((line) => JSON.parse(line) as unknown);
     const catalog = buildCatalog(items, { source: g.catalog.source, fetchedAt: new Date(g.catalog.fetched_at) }, { chainId, usdcAddress });
     const catalogSnapshotId = await deps.storeCatalogSnapshot(scratch.db, catalog);
-    const all = [...new Set(catalog.listings.flatMap((l) => (l.verifiability === 'base_usdc' && l.seller_address ? [l.seller_address] : [])))].sort();
-    // --seller: index only that seller's logs (the other sellers' numbers are then not comparable)
-    const sellers = options.seller === undefined ? all : all.filter((s) => s === options.seller);
-
     const client = deps.createChainClient({ rpcUrls: [...config.RPC_URL], chainId, log: log.child({ stage: 'chain' }) });
     // The chain's own block at the published number: its hash is compared with the published
     // one (a difference means a reorg or another chain), its time must match too.
-    const chainAsOf = await deps.resolveAsOf(client, { asOfBlock: BigInt(g.as_of.block_number) });
-    const asOf = chainAsOf;
-    const { rows } = await sql<{ seq: bigint }>`select nextval('ingest_seq') as seq`.execute(scratch.db);
-    const runSeq = BigInt(rows[0]!.seq);
-    log.info({ sellers: sellers.length, asOfBlock: asOf.number }, 'audit: re-indexing the chain');
-    await deps.syncChain(scratch.db, client, {
-      usdcAddress,
-      sellers,
-      asOf,
-      windowSeconds: METHOD_CONSTANTS.window_seconds,
-      runSeq,
-      log: log.child({ stage: 'sync' }),
-    });
-    const generation = await deps.computeGeneration(scratch.db, {
-      runSeq,
-      asOf,
+    const asOf = await deps.resolveAsOf(client, { asOfBlock: BigInt(g.as_of.block_number) });
+    log.info({ asOfBlock: asOf.number }, 'audit: re-indexing the chain');
+    // The same path as a run: src/run/generation.ts.
+    const { generation } = await syncAndCompute(scratch.db, deps, client, {
+      catalog,
       catalogSnapshotId,
+      asOf,
+      usdcAddress,
+      // the window of the method version (not the manifest's, which is compared, not trusted)
+      windowSeconds: Number(methodVersion(g.method_version).constants.window_seconds),
       sources: Array.isArray(g.sources) ? (g.sources as unknown[]) : [],
       // the generation's own method: a retained 1.0.0 generation is audited under 1.0.0
       methodVersion: g.method_version,
-      log: log.child({ stage: 'method' }),
+      // --seller: index only that seller's logs (the other sellers' numbers are then not comparable)
+      ...(options.seller !== undefined ? { onlySeller: options.seller } : {}),
+      log,
     });
     return await readGenerationRows(scratch.db, generation);
   } finally {

@@ -7,9 +7,9 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { projectRoot } from '../lib/paths.ts';
-import { writeJson } from '../lib/json.ts';
-import { openApiDocument } from './openapi.ts';
+import { projectRoot } from '../src/lib/paths.ts';
+import { writeJson } from '../src/lib/json.ts';
+import { openApiDocument } from '../src/api/openapi.ts';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'x402-tally-openapi-'));
 const file = path.join(dir, 'openapi.json');

@@ -1,10 +1,10 @@
 // Writes sql/schema.txt from a freshly migrated in-memory database: `npm run schema:describe`.
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { openDatabase } from './index.ts';
-import { migrate } from './migrate.ts';
-import { describeSchema } from './describe.ts';
-import { sqlDir } from '../lib/paths.ts';
+import { openDatabase } from '../src/db/index.ts';
+import { migrate } from '../src/db/migrate.ts';
+import { describeSchema } from '../src/db/describe.ts';
+import { sqlDir } from '../src/lib/paths.ts';
 
 const database = await openDatabase({ dataDir: null });
 try {
