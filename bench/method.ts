@@ -80,6 +80,9 @@ async function main() {
   const bare = await sql`select to_address, sum(value) from usdc_transfers group by to_address`.execute(db);
   const bareMs = performance.now() - t1;
 
+  // SPLIT_STEPS: one logged step per SQL statement (to see where a step's time goes).
+  const split = (steps: MethodStep[]) => steps.flatMap((st) => st.sql.split(/;\s*\n/).filter((q) => /\S/.test(q.replace(/--.*$/gm, '')))
+    .map((q, i) => ({ ...st, name: `${st.name}#${i + 1} ${q.replace(/--.*$/gm, '').trim().split('\n')[0]!.slice(0, 60)}`, sql: q })));
   const t2 = performance.now();
   const generation = await computeGeneration(db, {
     runSeq: 1n,
@@ -88,6 +91,7 @@ async function main() {
     sources: [],
     // METHOD_DIR: try a variant of sql/method (e.g. other planner settings) on the same data.
     ...(process.env.METHOD_DIR ? { steps: loadMethodSteps(undefined, process.env.METHOD_DIR) } : {}),
+    ...(process.env.SPLIT_STEPS ? { steps: split(loadMethodSteps(undefined, process.env.METHOD_DIR)) } : {}),
     log: createLogger(process.env.LOG_LEVEL ?? 'info'),
   });
   const computeMs = performance.now() - t2;
@@ -108,9 +112,6 @@ async function main() {
   `).execute(db);
   await sql`analyze usdc_transfers`.execute(db);
   const t4 = performance.now();
-  // SPLIT_STEPS: one logged step per SQL statement (to see where a step's time goes).
-  const split = (steps: MethodStep[]) => steps.flatMap((st) => st.sql.split(/;\s*\n/).filter((q) => /\S/.test(q.replace(/--.*$/gm, '')))
-    .map((q, i) => ({ ...st, name: `${st.name}#${i + 1} ${q.replace(/--.*$/gm, '').trim().split('\n')[0]!.slice(0, 60)}`, sql: q })));
   const steady = await computeGeneration(db, {
     ...(process.env.SPLIT_STEPS ? { steps: split(loadMethodSteps()) } : {}),
     runSeq: 2n,

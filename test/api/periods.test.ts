@@ -6,6 +6,7 @@ import { publishGeneration } from '../../src/publish/index.ts';
 import { backends, freshDatabase, type TestDatabase } from '../helpers/db.ts';
 import { AS_OF_TS, DEC_10, S } from '../method/fixture.ts';
 import { compute, loadFixture } from '../method/setup.ts';
+import { SOURCES } from './fixture.ts';
 import { DocumentValidator, get } from './helpers.ts';
 
 const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
@@ -22,7 +23,8 @@ describe.each(backends())('seller periods of a 2.0.0 generation on $backend', ({
     lines = fixture.transfers
       .filter((t) => t.counted && t.to === S.A)
       .map((t) => ({ hour: t.ts - (t.ts % 3600n), line: `${t.tx}:${t.logIndex}:${t.from}:${t.to}:${t.value}\n` }));
-    await publishGeneration(db.db, await compute(db.db, fixture.snapshotId));
+    // sources as the publisher records them (/meta validates them)
+    await publishGeneration(db.db, await compute(db.db, fixture.snapshotId, { sources: SOURCES }));
     app = await buildApi(db.db, { rateLimitPerMinute: 100_000, cadenceSeconds: 900 });
     validator = new DocumentValidator((await get(app, '/api/v1/openapi.json')).json);
   });
@@ -49,6 +51,14 @@ describe.each(backends())('seller periods of a 2.0.0 generation on $backend', ({
     const composed = res.json.periods.map((p: { period_start_unix: number; payments: number; sha256: string }) =>
       `${p.period_start_unix}:${p.payments}:${p.sha256}\n`).join('');
     expect(sha256(composed)).toBe(provenance.evidence_sha256);
+  });
+
+  it('default: /meta of a 2.0.0 generation serves its method version and digest_period_seconds', async () => {
+    const res = await get(app, '/api/v1/meta');
+    expect(validator.check('/api/v1/meta', res.status, res.json)).toEqual([]);
+    expect(res.status, res.text).toBe(200);
+    expect(res.json.method_version).toBe('2.0.0');
+    expect(res.json.constants.digest_period_seconds).toBe(3600);
   });
 
   it('error: an unknown seller is a 404 seller_not_found', async () => {

@@ -9,7 +9,8 @@ import { blockHash, insertCatalog, insertTransfers, type FixtureTransfer } from 
 /**
  * Property: an incremental generation (method 2.0.0 reusing the hour partials of earlier runs)
  * has exactly the rows and digests of a from-scratch computation over the same facts, after any
- * history of runs: new blocks, backfills near the window start, reorgs below the as-of block,
+ * history of runs: new blocks, backfills near the window start, reorgs below the as-of block
+ * (some of whose removed logs come back as new rows: a chain that flips back),
  * sellers added to and removed from the catalog, runs killed between steps, as-of points moving
  * across hour and UTC-day boundaries, and post-Denim blocks (five per second) sharing the
  * as-of timestamp. PROPERTY_RUNS raises the number of histories (default 3 per backend).
@@ -104,6 +105,17 @@ async function runHistory(t: TestDatabase, steps: Step[]) {
       const fork = blockAt(asOfTs - BigInt(step.reorgBack), 0n);
       await sql`update usdc_transfers set removed_seq = ${seq} where removed_seq is null and block_number >= ${fork}`.execute(t.db);
       await sql`update usdc_authorizations set removed_seq = ${seq} where removed_seq is null and block_number >= ${fork}`.execute(t.db);
+      if (step.k % 2 === 0) {
+        // the chain flips back: the removed logs of every other block are live again (new rows)
+        await sql`insert into usdc_transfers (tx_hash, log_index, block_hash, block_number, block_timestamp, from_address,
+                    to_address, value, added_seq, removed_seq, authorized)
+                  select tx_hash, log_index, block_hash, block_number, block_timestamp, from_address, to_address, value,
+                         ${seq}, null, authorized
+                    from usdc_transfers where removed_seq = ${seq} and block_number % 2 = 0`.execute(t.db);
+        await sql`insert into usdc_authorizations (tx_hash, log_index, block_hash, block_number, authorizer, nonce, added_seq, removed_seq)
+                  select tx_hash, log_index, block_hash, block_number, authorizer, nonce, ${seq}, null
+                    from usdc_authorizations where removed_seq = ${seq} and block_number % 2 = 0`.execute(t.db);
+      }
     }
     const transfers: FixtureTransfer[] = step.pays.map((p) => {
       const start = asOfTs - WINDOW;
