@@ -6,6 +6,9 @@ export interface CachedBody {
   /** UTF-8 bytes, encoded once: a hit writes them without re-encoding. */
   readonly body: Buffer;
   readonly etag: string;
+  /** The body compressed, made on the first request that asks for it (then reused by every hit). */
+  br?: Buffer;
+  gzip?: Buffer;
 }
 
 /**

@@ -1,3 +1,4 @@
+import zlib from 'node:zlib';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
 import { z } from 'zod';
@@ -99,7 +100,30 @@ function send(ctx: HandlerContext, request: FastifyRequest, reply: FastifyReply,
   const maxAge = basis ? maxAgeSeconds(basis.publishedAt, ctx.cadenceSeconds, Date.now()) : 0;
   reply.header('cache-control', `public, max-age=${maxAge}`).header('etag', entry.etag);
   if (matchesIfNoneMatch(request.headers['if-none-match'], entry.etag)) return reply.code(304).send();
-  return reply.type('application/json; charset=utf-8').send(entry.body);
+  reply.header('vary', 'accept-encoding').type('application/json; charset=utf-8');
+  const encoding = entry.body.length >= 1024 ? acceptedEncoding(request.headers['accept-encoding']) : undefined;
+  if (!encoding) return reply.send(entry.body);
+  // Compressed once per cached body, not once per request (on-the-fly compression of a 30 KB page
+  // cut a hit from ~17,000 to ~4,000 requests/s on this 2-core machine); @fastify/compress leaves
+  // a reply that already has a Content-Encoding alone.
+  const compressed = (entry[encoding] ??= encoding === 'br'
+    ? zlib.brotliCompressSync(entry.body, { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 4 } })
+    : zlib.gzipSync(entry.body));
+  return reply.header('content-encoding', encoding).send(compressed);
+}
+
+/** The encoding to answer with: br, else gzip, when the client accepts it (q=0 refuses). */
+function acceptedEncoding(header: string | string[] | undefined): 'br' | 'gzip' | undefined {
+  const accepted = new Set(
+    String(header ?? '')
+      .split(',')
+      .map((part) => part.trim().toLowerCase())
+      .filter((part) => !/;\s*q=0(\.0*)?$/.test(part))
+      .map((part) => part.split(';')[0]!.trim()),
+  );
+  if (accepted.has('br')) return 'br';
+  if (accepted.has('gzip')) return 'gzip';
+  return undefined;
 }
 
 /**
