@@ -51,4 +51,26 @@ describe('openApiDocument', () => {
     expect(limit('/api/v1/sellers')).toEqual({ type: 'integer', minimum: 1, maximum: 50 });
     expect(limit('/api/v1/rankings')).toEqual({ type: 'integer', minimum: 1, maximum: 500 });
   });
+
+  it('behavior: every property of every response schema says what it means', () => {
+    const missing: string[] = [];
+    const walk = (schema: any, where: string) => {
+      for (const [name, p] of Object.entries<any>(schema?.properties ?? {})) {
+        if (typeof p.description !== 'string' || p.description.length < 12) missing.push(`${where}.${name}`);
+        walk(p, `${where}.${name}`);
+      }
+      if (schema?.items) walk(schema.items, `${where}[]`);
+      for (const s of [...(schema?.anyOf ?? []), ...(schema?.oneOf ?? [])]) walk(s, where);
+    };
+    for (const [id, schema] of Object.entries<any>(schemas)) walk(schema, id);
+    expect(missing).toEqual([]);
+    // the fields a newcomer asks about, explained (docs/METHOD.md)
+    expect(schemas.ListingRow.properties.evidence_state.description).toMatch(/insufficient: some payments, but fewer/);
+    expect(schemas.ListingRow.properties.tier.description).toMatch(/listed_only/);
+    expect(schemas.ListingRow.properties.verifiability.description).toMatch(/other_rail/);
+    expect(schemas.ListingRow.properties.farm_flag.description).toMatch(/farm/);
+    expect(schemas.ListingRow.properties.sibling_listings.description).toMatch(/same seller/);
+    expect(schemas.ListingRow.properties.category_source.description).toMatch(/seller_asserted/);
+    expect(schemas.MarketDay.properties.tracked_sellers.description).toMatch(/sellers of the catalog/);
+  });
 });

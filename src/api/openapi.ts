@@ -3,6 +3,7 @@ import { BUNDLE_FILE_NAMES } from '../publish/export.ts';
 import { ENDPOINTS, BASE, type Endpoint } from './endpoints.ts';
 import { ALLOWED_METHODS, ERROR_CODES } from './errors.ts';
 import { components } from './schemas/common.ts';
+import { meaningOf } from './schemas/descriptions.ts';
 
 type Json = Record<string, unknown>;
 
@@ -29,7 +30,29 @@ function componentSchemas(): Record<string, Json> {
     unrepresentable: 'any',
     override,
   }) as { schemas: Record<string, Json> };
-  return Object.fromEntries(Object.entries(out.schemas).map(([id, s]) => [id, strip(s)]));
+  return Object.fromEntries(Object.entries(out.schemas).map(([id, s]) => [id, describeProperties(strip(s), id)]));
+}
+
+/**
+ * Gives every property its meaning (schemas/descriptions.ts), ahead of the format the schema
+ * states: e.g. `tier`: "verified: …; listed_only: … (one of verified, listed_only)".
+ */
+function describeProperties(schema: Json, path: string): Json {
+  const properties = schema.properties as Record<string, Json> | undefined;
+  if (properties) {
+    for (const [name, property] of Object.entries(properties)) {
+      const meaning = meaningOf(`${path}.${name}`);
+      const format = typeof property.description === 'string' ? property.description : undefined;
+      if (meaning) property.description = format && !meaning.includes(format) ? `${meaning} (${format})` : meaning;
+      describeProperties(property, `${path}.${name}`);
+    }
+  }
+  if (schema.items && typeof schema.items === 'object') describeProperties(schema.items as Json, path);
+  for (const key of ['anyOf', 'oneOf'] as const) {
+    const list = schema[key] as Json[] | undefined;
+    list?.forEach((s) => describeProperties(s, path));
+  }
+  return schema;
 }
 
 /**
