@@ -1,15 +1,19 @@
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { loadConfig } from '../config/index.ts';
-import { demoCatalogItems, readCatalogItems, startDemoChain } from '../devchain/index.ts';
+import { demoCatalogItems, mine, readCatalogItems, startDemoChain } from '../devchain/index.ts';
 import { projectRoot } from '../lib/paths.ts';
 import type { CommandContext } from './context.ts';
 import { runOnce } from './run.ts';
+import { makeSchedule } from './schedule.ts';
 import { startApi, untilAborted } from './serve.ts';
 import { openDatabase } from '../db/index.ts';
 import { acquireDataDirLock } from '../run/lock.ts';
 
 const CATALOG_FILE = 'bazaar-catalog-2025-12-31.json';
+
+/** How often the demo mines a block and publishes a new generation. */
+const DEMO_CADENCE_SECONDS = 60;
 
 /** The real crawl: from ../shared/data next to the project when present, else the committed copy. */
 export function demoCatalogPath(): string {
@@ -57,6 +61,9 @@ async function demoIn(ctx: CommandContext, dataDir: string, started: number): Pr
       USDC_ADDRESS: chain.usdcAddress,
       CHAIN_ID: String(chain.chainId),
       CONFIRMATIONS: '0',
+      // The demo keeps running: a new block and a new generation every minute, so /meta's cadence
+      // and `stale` tell the truth about it.
+      CADENCE_SECONDS: String(DEMO_CADENCE_SECONDS),
     });
     const demoCtx = { ...ctx, config };
     const database = await openDatabase({ dataDir });
@@ -64,12 +71,32 @@ async function demoIn(ctx: CommandContext, dataDir: string, started: number): Pr
       await runOnce(demoCtx, database);
       const api = await startApi(demoCtx, database, config.CADENCE_SECONDS);
       const seconds = ((performance.now() - started) / 1000).toFixed(1);
-      ctx.out(`\nx402-tally demo is serving (ready in ${seconds} s). Try:`);
-      for (const route of ['/api/v1/meta', '/api/v1/rankings', '/api/v1/sellers?limit=5', '/api/v1/market/daily', '/api/v1/openapi.json']) {
-        ctx.out(`  ${api.url}${route}`);
+      ctx.out(`\nx402-tally demo is serving (ready in ${seconds} s); a new generation every ${DEMO_CADENCE_SECONDS} s.`);
+      ctx.out(`  web page        ${api.url}/`);
+      ctx.out(`  API docs        ${api.url}/api/v1/docs`);
+      for (const route of ['/api/v1/meta', '/api/v1/rankings?limit=5', '/api/v1/sellers?limit=5', '/api/v1/market/daily', '/llms.txt']) {
+        ctx.out(`  try             ${api.url}${route}`);
       }
+      ctx.out(`  MCP             ${api.url}/mcp (Streamable HTTP)`);
+      ctx.out(`  chain (RPC_URL) ${chain.url}  (chain id ${chain.chainId}, USDC at ${chain.usdcAddress})`);
+      ctx.out(`  data folder     ${dataDir}`);
+      ctx.out('Audit what it serves, from another terminal (the demo holds its embedded database, so download the bundle from the API):');
+      ctx.out(`  mkdir g && cd g && curl -sO ${api.url}/api/v1/generations/1/bundle/manifest.json && \\`);
+      ctx.out(`    for f in $(node -pe 'require("./manifest.json").files.map(f => f.name).join(" ")'); do curl -sO ${api.url}/api/v1/generations/1/bundle/$f; done && cd ..`);
+      ctx.out(`  RPC_URL=${chain.url} npx x402-tally audit --bundle ./g`);
       ctx.out('Stop with Ctrl-C.');
+      const { job } = makeSchedule(`${DEMO_CADENCE_SECONDS}s`, async () => {
+        if (ctx.signal.aborted) return;
+        try {
+          await mine(chain.url, 1);
+          await runOnce({ ...demoCtx, out: () => {} }, database);
+        } catch (error) {
+          ctx.log.warn({ error: (error as Error).message }, 'demo run failed; the next one is on schedule');
+        }
+      });
+      job.resume();
       await untilAborted(ctx.signal);
+      job.stop();
       await api.close();
       return 0;
     } finally {

@@ -28,8 +28,20 @@ describe('demo (what npm start runs)', () => {
     });
     await Promise.race([listening, exit.then((code) => { throw new Error(`demo exited ${code}: ${out.join('\n')}`); })]);
 
-    const meta = (await (await fetch(`${base}/api/v1/meta`)).json()) as { generation: number; sources: { name: string; items?: number }[] };
+    const meta = (await (await fetch(`${base}/api/v1/meta`)).json()) as {
+      generation: number;
+      sources: { name: string; items?: number }[];
+      cadence: { interval_seconds: number };
+      freshness: { stale: boolean };
+    };
     expect(meta.generation).toBe(1);
+    // The demo keeps running every 60 s, and says so; its generation is fresh.
+    expect(meta.cadence.interval_seconds).toBe(60);
+    expect(meta.freshness.stale).toBe(false);
+    const printed = out.join('\n');
+    for (const line of [`web page        ${base}/`, `API docs        ${base}/api/v1/docs`, 'chain (RPC_URL) http://127.0.0.1:', 'data folder     ', 'npx x402-tally audit --bundle ./g']) {
+      expect(printed).toContain(line);
+    }
     // The real crawl's 1,400 items plus the demo's synthetic farm of 55.
     expect(meta.sources.find((s) => s.name === 'catalog')?.items).toBe(1400 + 55);
     // The farm: 55 listings of one seller, flagged by the listing rule.
