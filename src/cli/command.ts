@@ -61,14 +61,16 @@ export async function runCommand(
     }
     // Checked before anything is opened, with every other problem of the configuration.
     config = loadConfig(env, args.overrides, { keys: REQUIRED[args.command] ?? [], by: args.command });
-    log = (io.log ?? createLogger(config.LOG_LEVEL)).child({ command: args.command });
+    log = (io.log ?? createLogger(config.LOG_LEVEL, config.LOG_FORMAT)).child({ command: args.command });
     let signal = io.signal;
     if (!signal) {
       const stop = stopSignal();
       signal = stop.signal;
       dispose = stop.dispose;
     }
-    const progress = io.progress ?? (process.stderr.isTTY ? (line: string) => void process.stderr.write(`» ${line}\n`) : undefined);
+    // Progress lines are for a person at a terminal; LOG_FORMAT=json keeps stderr pure JSON lines.
+    const human = process.stderr.isTTY && config.LOG_FORMAT !== 'json';
+    const progress = io.progress ?? (human ? (line: string) => void process.stderr.write(`» ${line}\n`) : undefined);
     const command = await COMMAND_MODULES[args.command]();
     return await command({ args, config, env, log, out, err, signal, progress, io });
   } catch (error) {

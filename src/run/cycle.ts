@@ -130,6 +130,7 @@ export async function runCycle(
       { source: catalog.source, fetchedAt: catalog.fetchedAt, items: catalog.items.length, listings: catalog.listings.length, rejected: catalog.rejects.length, sha256: catalog.sha256 },
       { chainId: config.CHAIN_ID, contract: config.USDC_ADDRESS, indexedToBlock: asOf.number, indexedToTimestamp: asOf.timestamp, now: readAt },
     );
+    const syncStarted = performance.now();
     const { generation, runSeq, sync } = await syncAndCompute(db, deps, client, {
       catalog,
       catalogSnapshotId,
@@ -144,7 +145,7 @@ export async function runCycle(
         ...(finalBlock !== undefined ? { finalBlock } : {}),
         ...(options.signal ? { signal: options.signal } : {}),
         onProgress: (p) => {
-          progress(`sync: ${p.ranges}/${p.totalRanges} ranges stored (blocks ${p.fromBlock}-${p.toBlock})`);
+          progress(`sync ${progressBar(p.ranges, p.totalRanges, performance.now() - syncStarted)} (blocks ${p.fromBlock}-${p.toBlock})`);
           // A synchronous hook can stop the run between two stored chunks (tests).
           void hook(`sync:chunk:${p.ranges}`);
         },
@@ -210,4 +211,13 @@ async function checkAsOfAgainstLive(
     publishAs: asOf.number < liveBlock && !makeLatest ? 'pinnable' : 'latest',
     finalBlock: finalized ? liveBlock : undefined,
   };
+}
+
+/** `[########............] 12/30 ranges, ETA 0:41` for a person watching a backfill. */
+export function progressBar(done: number, total: number, elapsedMs: number): string {
+  const width = 20;
+  const filled = total > 0 ? Math.min(width, Math.round((done / total) * width)) : width;
+  const left = done > 0 && total > done ? Math.round(((elapsedMs / done) * (total - done)) / 1000) : 0;
+  const eta = `${Math.floor(left / 60)}:${String(left % 60).padStart(2, '0')}`;
+  return `[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done}/${total} ranges, ETA ${eta}`;
 }
