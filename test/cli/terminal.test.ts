@@ -46,7 +46,6 @@ async function runInTty(env: Record<string, string>, data: string): Promise<stri
   child.stdout.on('data', (d: Buffer) => (shown += d.toString()));
   const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
   expect(code, shown).toBe(0);
-  // eslint-disable-next-line no-control-regex
   return shown.replace(/\x1b\[[0-9;]*m/g, '').replace(/\r/g, '');
 }
 
