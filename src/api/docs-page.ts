@@ -1,6 +1,7 @@
 /**
- * The human docs page: a small HTML page that renders /api/v1/openapi.json with Redoc, loaded by
- * the reader's browser from a CDN (the server itself never fetches anything).
+ * The human docs page: a small HTML page that renders /api/v1/openapi.json with Redoc, served
+ * from our own origin (/vendor/redoc.standalone.js, from the `redoc` npm package): it works
+ * offline and calls no third party.
  */
 export const DOCS_HTML = `<!doctype html>
 <html lang="en">
@@ -12,7 +13,7 @@ export const DOCS_HTML = `<!doctype html>
 <body>
 <noscript>This page renders <a href="openapi.json">the OpenAPI document</a> with JavaScript.</noscript>
 <redoc spec-url="openapi.json"></redoc>
-<script src="https://cdn.jsdelivr.net/npm/redoc@2.5.0/bundles/redoc.standalone.js"></script>
+<script src="/vendor/redoc.standalone.js"></script>
 </body>
 </html>
 `;

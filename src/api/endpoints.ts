@@ -188,6 +188,12 @@ const PATTERNS = [
   `${BASE}/docs`,
   `${BASE}/generations/{generation}/bundle/{file}`,
   '/llms.txt',
+  '/',
+  '/web/app.js',
+  '/web/style.css',
+  '/vendor/uplot.esm.js',
+  '/vendor/uplot.min.css',
+  '/vendor/redoc.standalone.js',
 ].map((p) => new RegExp(`^${p.replace(/\{\w+\}/g, '[^/]+')}$`));
 
 /** Whether a URL path (no query) names a route of the API, whatever the method (405 vs 404). */

@@ -10,6 +10,7 @@ import type { Schema } from '../db/schema.ts';
 import { silentLogger, type Logger } from '../lib/log.ts';
 import { ResponseCache } from './cache.ts';
 import { registerBundleRoute } from './bundle-route.ts';
+import { registerWebRoutes } from './web.ts';
 import { DOCS_HTML } from './docs-page.ts';
 import { LLMS_TXT } from './llms-txt.ts';
 import { BASE, ENDPOINTS, routePath } from './endpoints.ts';
@@ -139,6 +140,7 @@ export async function buildApi(db: Kysely<Schema>, options: ApiOptions): Promise
     return reply.header('cache-control', 'public, max-age=300').type('text/html; charset=utf-8').send(DOCS_HTML);
   });
   registerBundleRoute(app, db);
+  registerWebRoutes(app);
   app.get('/llms.txt', async (request: FastifyRequest, reply: FastifyReply) => {
     rejectQuery(request);
     return reply.header('cache-control', 'public, max-age=300').type('text/plain; charset=utf-8').send(LLMS_TXT);
