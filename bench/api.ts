@@ -26,7 +26,9 @@ import { seedBenchGeneration } from './api/seed.ts';
 
 const base = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL;
 if (!base) {
-  console.error('set BENCH_DATABASE_URL (or TEST_DATABASE_URL) to a Postgres database the benchmark may create a schema in');
+  console.error(
+    'set BENCH_DATABASE_URL (or TEST_DATABASE_URL) to a Postgres database the benchmark may create a schema in',
+  );
   process.exit(1);
 }
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
@@ -47,8 +49,19 @@ try {
   const seedStart = performance.now();
   await seedBenchGeneration(database.db, { listings: LISTINGS, sellers: 20_000, ranked: 5_000 });
   console.error(`seeded ${LISTINGS} listings in ${Math.round(performance.now() - seedStart)} ms`);
-  const deep = await database.db.selectFrom('gen_listings').select('listing_id').where('generation', '=', 1).orderBy('listing_id').offset(45_000).limit(1).executeTakeFirstOrThrow();
-  const cursors = await database.db.selectFrom('gen_listings').select('listing_id').where('generation', '=', 1).execute();
+  const deep = await database.db
+    .selectFrom('gen_listings')
+    .select('listing_id')
+    .where('generation', '=', 1)
+    .orderBy('listing_id')
+    .offset(45_000)
+    .limit(1)
+    .executeTakeFirstOrThrow();
+  const cursors = await database.db
+    .selectFrom('gen_listings')
+    .select('listing_id')
+    .where('generation', '=', 1)
+    .execute();
 
   // The API in its own process, as `serve` runs it.
   const server = spawn(process.execPath, ['--import', 'tsx', path.join(projectRoot, 'bench/api/server.ts')], {
@@ -56,13 +69,19 @@ try {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   stops.push(() => new Promise((resolve) => (server.once('exit', () => resolve()), server.kill('SIGTERM'))));
-  const line = await new Promise<string>((resolve) => readline.createInterface({ input: server.stdout! }).once('line', resolve));
+  const line = await new Promise<string>((resolve) =>
+    readline.createInterface({ input: server.stdout! }).once('line', resolve),
+  );
   const apiPort = (JSON.parse(line) as { port: number }).port;
   const api = `http://127.0.0.1:${apiPort}`;
 
   const cases = [
     { name: 'directory, first page', path: '/api/v1/sellers', file: 'directory.json' },
-    { name: 'directory, deep cursor (row 45,001)', path: `/api/v1/sellers?cursor=${deep.listing_id}`, file: 'deep.json' },
+    {
+      name: 'directory, deep cursor (row 45,001)',
+      path: `/api/v1/sellers?cursor=${deep.listing_id}`,
+      file: 'deep.json',
+    },
     { name: 'seller profile', path: `/api/v1/sellers/0x${(2).toString(16).padStart(40, '0')}`, file: 'profile.json' },
     { name: 'rankings (100 rows)', path: '/api/v1/rankings', file: 'rankings.json' },
     { name: 'meta', path: '/api/v1/meta', file: 'meta.json' },
@@ -79,7 +98,14 @@ try {
   stops.push(nginx.stop);
   const static_ = `http://127.0.0.1:${nginx.port}`;
 
-  const rows: { name: string; bytes: number; api: WrkResult; nginx: WrkResult; apiRate: WrkResult; nginxRate: WrkResult }[] = [];
+  const rows: {
+    name: string;
+    bytes: number;
+    api: WrkResult;
+    nginx: WrkResult;
+    apiRate: WrkResult;
+    nginxRate: WrkResult;
+  }[] = [];
   for (const c of cases) {
     const bytes = (await (await fetch(api + c.path)).text()).length;
     const apiUrl = api + c.path;
@@ -92,14 +118,19 @@ try {
     const ar = runPaced(apiUrl, { rate: RATE, seconds: SECONDS, dir: work });
     const nr = runPaced(nginxUrl, { rate: RATE, seconds: SECONDS, dir: work });
     rows.push({ name: c.name, bytes, api: a, nginx: n, apiRate: ar, nginxRate: nr });
-    console.error(`${c.name}: api ${a.rps.toFixed(0)} rps, nginx ${n.rps.toFixed(0)} rps; p99 at ${RATE}/s: api ${ar.p99Ms.toFixed(2)} ms`);
+    console.error(
+      `${c.name}: api ${a.rps.toFixed(0)} rps, nginx ${n.rps.toFixed(0)} rps; p99 at ${RATE}/s: api ${ar.p99Ms.toFixed(2)} ms`,
+    );
   }
 
   // Random cursors: almost every request is a new URL, so a Postgres query per request.
   const list = path.join(work, 'cursors.txt');
   writeFileSync(list, cursors.map((r) => r.listing_id).join('\n'));
   const lua = path.join(work, 'random-cursor.lua');
-  writeFileSync(lua, `local c = {}\nfor l in io.lines("${list}") do c[#c + 1] = l end\nmath.randomseed(7)\nrequest = function()\n  return wrk.format("GET", "/api/v1/sellers?cursor=" .. c[math.random(#c)])\nend\n`);
+  writeFileSync(
+    lua,
+    `local c = {}\nfor l in io.lines("${list}") do c[#c + 1] = l end\nmath.randomseed(7)\nrequest = function()\n  return wrk.format("GET", "/api/v1/sellers?cursor=" .. c[math.random(#c)])\nend\n`,
+  );
   const cold = runWrk(`${api}/api/v1/sellers`, { connections: CONNECTIONS, seconds: SECONDS, script: lua });
   // The same at a paced 500 requests/s (20 connections, each every 37 ms): latency below saturation.
   const coldLua = path.join(work, 'random-cursor-paced.lua');
@@ -112,14 +143,18 @@ try {
     '',
     '| request | body bytes | API req/s | nginx req/s | API / nginx | API p99 | nginx p99 | paced: API req/s, p50 / p99 | paced: nginx p99 | errors |',
     '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
-    ...rows.map((r) =>
-      `| ${r.name} | ${r.bytes} | ${f(r.api.rps)} | ${f(r.nginx.rps)} | ${f(r.api.rps / r.nginx.rps, 2)} | ${f(r.api.p99Ms, 2)} ms | ${f(r.nginx.p99Ms, 2)} ms | ${f(r.apiRate.rps)}, ${f(r.apiRate.p50Ms, 2)} / ${f(r.apiRate.p99Ms, 2)} ms | ${f(r.nginxRate.p99Ms, 2)} ms | ${r.api.errors + r.nginx.errors + r.apiRate.errors + r.nginxRate.errors} |`,
+    ...rows.map(
+      (r) =>
+        `| ${r.name} | ${r.bytes} | ${f(r.api.rps)} | ${f(r.nginx.rps)} | ${f(r.api.rps / r.nginx.rps, 2)} | ${f(r.api.p99Ms, 2)} ms | ${f(r.nginx.p99Ms, 2)} ms | ${f(r.apiRate.rps)}, ${f(r.apiRate.p50Ms, 2)} / ${f(r.apiRate.p99Ms, 2)} ms | ${f(r.nginxRate.p99Ms, 2)} ms | ${r.api.errors + r.nginx.errors + r.apiRate.errors + r.nginxRate.errors} |`,
     ),
     `| directory, random cursors (cache misses) | ~31000 | ${f(cold.rps)} | n/a | | ${f(cold.p99Ms, 2)} ms | | ${f(coldPaced.rps)}, ${f(coldPaced.p50Ms, 2)} / ${f(coldPaced.p99Ms, 2)} ms | | ${cold.errors + coldPaced.errors} |`,
   ].join('\n');
   console.log(out);
   mkdirSync(path.join(projectRoot, 'bench/out'), { recursive: true });
-  writeFileSync(path.join(projectRoot, 'bench/out/api.json'), JSON.stringify({ seconds: SECONDS, connections: CONNECTIONS, rows, cold, coldPaced }, null, 2));
+  writeFileSync(
+    path.join(projectRoot, 'bench/out/api.json'),
+    JSON.stringify({ seconds: SECONDS, connections: CONNECTIONS, rows, cold, coldPaced }, null, 2),
+  );
 } finally {
   for (const stop of stops.reverse()) await stop().catch(() => {});
   await scratch.drop();

@@ -41,10 +41,25 @@ try {
     results.push({ readMs: round(t1 - t0), storeMs: round(t2 - t1), totalMs: round(t2 - t0) });
     summary = { items: catalog.items.length, listings: catalog.listings.length, rejects: catalog.rejects.length };
   }
-  console.log(JSON.stringify({
-    bench: 'catalog-ingest', backend: database.backend, file: path.basename(file), ...summary, openMs, runs: results,
-    median: { readMs: median(results.map((r) => r.readMs)), storeMs: median(results.map((r) => r.storeMs)), totalMs: median(results.map((r) => r.totalMs)) },
-  }, null, 1));
+  console.log(
+    JSON.stringify(
+      {
+        bench: 'catalog-ingest',
+        backend: database.backend,
+        file: path.basename(file),
+        ...summary,
+        openMs,
+        runs: results,
+        median: {
+          readMs: median(results.map((r) => r.readMs)),
+          storeMs: median(results.map((r) => r.storeMs)),
+          totalMs: median(results.map((r) => r.totalMs)),
+        },
+      },
+      null,
+      1,
+    ),
+  );
 } finally {
   await database.close();
   await scratch?.drop();

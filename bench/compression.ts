@@ -19,21 +19,28 @@ const base = await app.listen({ port: 0, host: '127.0.0.1' });
 const agent = new http.Agent({ keepAlive: true, maxSockets: 16 });
 const get = (path: string, encoding?: string) =>
   new Promise<number>((resolve) =>
-    http.request(`${base}${path}`, { agent, headers: encoding ? { 'accept-encoding': encoding } : {} }, (res) => {
-      let bytes = 0;
-      res.on('data', (c: Buffer) => (bytes += c.length));
-      res.on('end', () => resolve(bytes));
-    }).end(),
+    http
+      .request(`${base}${path}`, { agent, headers: encoding ? { 'accept-encoding': encoding } : {} }, (res) => {
+        let bytes = 0;
+        res.on('data', (c: Buffer) => (bytes += c.length));
+        res.on('end', () => resolve(bytes));
+      })
+      .end(),
   );
 for (const path of ['/api/v1/sellers', '/api/v1/rankings']) {
-  console.log(`${path}: identity ${await get(path)} bytes, gzip ${await get(path, 'gzip')}, br ${await get(path, 'br')}`);
+  console.log(
+    `${path}: identity ${await get(path)} bytes, gzip ${await get(path, 'gzip')}, br ${await get(path, 'br')}`,
+  );
 }
 for (const round of [1, 2, 3]) {
   for (const encoding of [undefined, 'gzip', 'br']) {
     const started = performance.now();
     const n = 3000;
-    for (let i = 0; i < n; i += 16) await Promise.all(Array.from({ length: 16 }, () => get('/api/v1/sellers', encoding)));
-    console.log(`round ${round} ${encoding ?? 'identity'}: ${Math.round(n / ((performance.now() - started) / 1000))} req/s`);
+    for (let i = 0; i < n; i += 16)
+      await Promise.all(Array.from({ length: 16 }, () => get('/api/v1/sellers', encoding)));
+    console.log(
+      `round ${round} ${encoding ?? 'identity'}: ${Math.round(n / ((performance.now() - started) / 1000))} req/s`,
+    );
   }
 }
 await app.close();

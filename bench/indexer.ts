@@ -54,7 +54,13 @@ function rng(seed: number) {
 }
 
 function buildChain(): FakeChain {
-  const chain = new FakeChain({ usdc: USDC, head: HEAD, genesisTimestamp: GENESIS, blockTime: BLOCK_TIME, blockTimestampInLogs: true });
+  const chain = new FakeChain({
+    usdc: USDC,
+    head: HEAD,
+    genesisTimestamp: GENESIS,
+    blockTime: BLOCK_TIME,
+    blockTimestampInLogs: true,
+  });
   const random = rng(402);
   const firstBlock = Math.ceil((86_400 - (GENESIS % 86_400)) / BLOCK_TIME); // the first full day
   const span = HEAD - firstBlock;
@@ -63,7 +69,14 @@ function buildChain(): FakeChain {
   let tx = 1;
   blocks.forEach((block, i) => {
     const txHash = `0x${(tx++).toString(16).padStart(64, '0')}` as Hex;
-    chain.settle(block, txHash, payer(Math.floor(random() * 20_000)), seller(i % SELLERS), BigInt(1_000 + Math.floor(random() * 1e6)), BigInt(i + 1));
+    chain.settle(
+      block,
+      txHash,
+      payer(Math.floor(random() * 20_000)),
+      seller(i % SELLERS),
+      BigInt(1_000 + Math.floor(random() * 1e6)),
+      BigInt(i + 1),
+    );
   });
   // Noise the indexer must not count: plain transfers to sellers and settlements to others.
   for (let i = 0; i < PAYMENTS / 10; i++) {
@@ -105,7 +118,9 @@ async function main() {
   if (!process.env.TEST_DATABASE_URL) throw new Error('set TEST_DATABASE_URL to a Postgres database');
   const t0 = performance.now();
   const child = fork(fileURLToPath(import.meta.url), ['serve', ...process.argv.slice(2)], { stdio: 'inherit' });
-  const { url, logs } = await new Promise<{ url: string; logs: number }>((resolve) => child.once('message', resolve as never));
+  const { url, logs } = await new Promise<{ url: string; logs: number }>((resolve) =>
+    child.once('message', resolve as never),
+  );
   console.log(`server ready in ${((performance.now() - t0) / 1000).toFixed(1)} s: ${logs} logs, ${HEAD + 1} blocks`);
 
   const db = await freshDatabase('pg');
@@ -149,7 +164,10 @@ async function main() {
   // The same eth_getLogs calls alone: no validation, no decoding, no storage.
   child.send('calls');
   const { file } = await new Promise<{ file: string }>((resolve) => child.once('message', resolve as never));
-  const calls = readFileSync(file, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as unknown[]);
+  const calls = readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as unknown[]);
   rmSync(file);
   const limit = pLimit(concurrency);
   const bareCpuStart = process.cpuUsage();
@@ -178,7 +196,8 @@ async function main() {
         on a.tx_hash = t.tx_hash and a.block_hash = t.block_hash and a.authorizer = t.from_address
      where t.from_address <> t.to_address and t.value > 0`.execute(db.db);
   const payments = Number(check.rows[0]!.payments);
-  if (Number(check.rows[0]!.by_join) !== payments) throw new Error(`authorized flag (${payments}) and join (${check.rows[0]!.by_join}) disagree`);
+  if (Number(check.rows[0]!.by_join) !== payments)
+    throw new Error(`authorized flag (${payments}) and join (${check.rows[0]!.by_join}) disagree`);
   const result = {
     payments,
     storedOnce: payments === Number(check.rows[0]!.distinct_payments),
@@ -196,7 +215,8 @@ async function main() {
     peakHeapUsedMB: Math.round(peakHeap / 2 ** 20),
     indexerCpuSeconds: +((cpu.user + cpu.system) / 1e6).toFixed(2),
     serverCpuSecondsDuringSync: +(serverCpu1 - serverCpu0).toFixed(2),
-    postgresCpuSecondsDuringSync: postgresCpu0 === null || postgresCpu1 === null ? null : +(postgresCpu1 - postgresCpu0).toFixed(2),
+    postgresCpuSecondsDuringSync:
+      postgresCpu0 === null || postgresCpu1 === null ? null : +(postgresCpu1 - postgresCpu0).toFixed(2),
     bareClientCpuSeconds: +((bareCpu.user + bareCpu.system) / 1e6).toFixed(2),
     serverCpuSecondsDuringBare: +(serverCpu2 - serverCpu1).toFixed(2),
   };

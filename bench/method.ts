@@ -46,7 +46,14 @@ async function main() {
   const t0 = performance.now();
   const snapshot = await db
     .insertInto('catalog_snapshots')
-    .values({ source: 'bench', fetched_at: new Date(), sha256: '0'.repeat(64), items_count: LISTINGS, listings_count: LISTINGS, rejected_count: 0 })
+    .values({
+      source: 'bench',
+      fetched_at: new Date(),
+      sha256: '0'.repeat(64),
+      items_count: LISTINGS,
+      listings_count: LISTINGS,
+      rejected_count: 0,
+    })
     .returning('snapshot_id')
     .executeTakeFirstOrThrow();
   // Hashes and addresses look like real ones (uniformly random hex, from sha256 of a counter), not
@@ -55,7 +62,9 @@ async function main() {
   const hex = (tag: string, expr: string, chars: number) =>
     `'0x' || left(encode(sha256(convert_to('${tag}' || (${expr}), 'UTF8')), 'hex'), ${chars})`;
   const seller = (expr: string) => hex('seller', expr, 40);
-  await sql.raw(`
+  await sql
+    .raw(
+      `
     insert into catalog_listings
     select ${snapshot.snapshot_id}, encode(sha256(convert_to('listing' || i, 'UTF8')), 'hex'), i, 0, 'https://s' || i || '.example.com/api', 'base', 'eip155:8453',
            ${seller(`i % ${SELLERS} + 1`)}, '${USDC}', 'base_usdc', ${seller(`i % ${SELLERS} + 1`)}, 'Listing ' || i, null,
@@ -70,7 +79,9 @@ async function main() {
     select tx_hash, 0, block_hash, block_number, from_address, tx_hash, 1, null from usdc_transfers;
     insert into seller_coverage
     select ${seller('s')}, 0, 0, ${AS_OF_BLOCK} from generate_series(1, ${SELLERS}) s;
-  `).execute(db);
+  `,
+    )
+    .execute(db);
   // The facts of a real window were written over 30 days and long since vacuumed (hint bits set,
   // statistics current); without this the first scan of the method pays for writing hint bits.
   await sql`vacuum analyze`.execute(db);
@@ -81,8 +92,17 @@ async function main() {
   const bareMs = performance.now() - t1;
 
   // SPLIT_STEPS: one logged step per SQL statement (to see where a step's time goes).
-  const split = (steps: MethodStep[]) => steps.flatMap((st) => st.sql.split(/;\s*\n/).filter((q) => /\S/.test(q.replace(/--.*$/gm, '')))
-    .map((q, i) => ({ ...st, name: `${st.name}#${i + 1} ${q.replace(/--.*$/gm, '').trim().split('\n')[0]!.slice(0, 60)}`, sql: q })));
+  const split = (steps: MethodStep[]) =>
+    steps.flatMap((st) =>
+      st.sql
+        .split(/;\s*\n/)
+        .filter((q) => /\S/.test(q.replace(/--.*$/gm, '')))
+        .map((q, i) => ({
+          ...st,
+          name: `${st.name}#${i + 1} ${q.replace(/--.*$/gm, '').trim().split('\n')[0]!.slice(0, 60)}`,
+          sql: q,
+        })),
+    );
   const t2 = performance.now();
   const generation = await computeGeneration(db, {
     runSeq: 1n,
@@ -101,7 +121,9 @@ async function main() {
 
   // Steady state: 15 minutes later, 15 minutes of new payments (a block every 2 s: 450 blocks).
   const newPayments = Math.round(PAYMENTS / 2880);
-  await sql.raw(`
+  await sql
+    .raw(
+      `
     insert into usdc_transfers
     select ${hex('tx2', 'i', 64)}, 1, ${hex('block', 'b', 64)}, b, ${AS_OF_TS} - (${AS_OF_BLOCK} - b) * 2,
            ${hex('payer', 'i % 50000', 40)}, ${seller(`i % ${SELLERS} + 1`)}, 1000 + i % 99991, 2, null, true
@@ -109,7 +131,9 @@ async function main() {
     insert into usdc_authorizations
     select tx_hash, 0, block_hash, block_number, from_address, tx_hash, 2, null from usdc_transfers where added_seq = 2;
     update seller_coverage set to_block = ${AS_OF_BLOCK + 450n};
-  `).execute(db);
+  `,
+    )
+    .execute(db);
   await sql`analyze usdc_transfers`.execute(db);
   const t4 = performance.now();
   const steady = await computeGeneration(db, {
@@ -123,8 +147,11 @@ async function main() {
   const steadyMs = performance.now() - t4;
   await publishGeneration(db, steady);
 
-  const check = await db.selectFrom('gen_sellers').select((eb) => [eb.fn.sum<bigint>('payments_30d').as('payments'), eb.fn.countAll<bigint>().as('sellers')])
-    .where('generation', '=', generation).executeTakeFirstOrThrow();
+  const check = await db
+    .selectFrom('gen_sellers')
+    .select((eb) => [eb.fn.sum<bigint>('payments_30d').as('payments'), eb.fn.countAll<bigint>().as('sellers')])
+    .where('generation', '=', generation)
+    .executeTakeFirstOrThrow();
   clearInterval(sampler);
   const total = computeMs + publishMs;
   const result = {

@@ -29,7 +29,9 @@ import { seedBenchGeneration } from './api/seed.ts';
 
 const base = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL;
 if (!base) {
-  console.error('set BENCH_DATABASE_URL (or TEST_DATABASE_URL) to a Postgres database the benchmark may create a schema in');
+  console.error(
+    'set BENCH_DATABASE_URL (or TEST_DATABASE_URL) to a Postgres database the benchmark may create a schema in',
+  );
   process.exit(1);
 }
 // KEEP=1 keeps the schema (its name on stderr) to look at query plans afterwards.
@@ -59,7 +61,9 @@ try {
   // Zipf texts: word k (1-based) is drawn with probability proportional to 1/k; a title has 3
   // words, a description 12.
   const zipf = `'w' || to_base36(ceil(exp(random() * ln(${VOCABULARY} + 1)) - 1)::int) || 'x'`;
-  await sql.raw(`
+  await sql
+    .raw(
+      `
     create function to_base36(n int) returns text language sql immutable as $$
       with recursive d(n, s) as (select n, '' union all select n / 36, substr('0123456789abcdefghijklmnopqrstuvwxyz', n % 36 + 1, 1) || s from d where n > 0)
       select case when $1 = 0 then '0' else (select s from d where n = 0) end $$;
@@ -67,17 +71,25 @@ try {
     update gen_listings
        set title = (select string_agg(${zipf}, ' ') from generate_series(1, 3) g where g > 0 * length(listing_id)),
            description = (select string_agg(${zipf}, ' ') from generate_series(1, 12) g where g > 0 * length(listing_id));
-    analyze gen_listings;`).execute(database.db);
+    analyze gen_listings;`,
+    )
+    .execute(database.db);
   const counts = await sql<{ w: string; n: number }>`
-    select w, count(*)::int as n from gen_listings, unnest(tsvector_to_array(search_doc)) w where generation = 1 and w like 'w%x' group by w order by n desc`.execute(database.db);
-  console.error(`seeded ${LISTINGS} listings; listings per word: most ${counts.rows[0]?.n}, median ${counts.rows[Math.floor(counts.rows.length / 2)]?.n}, least ${counts.rows.at(-1)?.n}`);
+    select w, count(*)::int as n from gen_listings, unnest(tsvector_to_array(search_doc)) w where generation = 1 and w like 'w%x' group by w order by n desc`.execute(
+    database.db,
+  );
+  console.error(
+    `seeded ${LISTINGS} listings; listings per word: most ${counts.rows[0]?.n}, median ${counts.rows[Math.floor(counts.rows.length / 2)]?.n}, least ${counts.rows.at(-1)?.n}`,
+  );
 
   const server = spawn(process.execPath, ['--import', 'tsx', path.join(projectRoot, 'bench/api/server.ts')], {
     env: { ...process.env, BENCH_API_DATABASE_URL: scratch.url },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   stops.push(() => new Promise((resolve) => (server.once('exit', () => resolve()), server.kill('SIGTERM'))));
-  const line = await new Promise<string>((resolve) => readline.createInterface({ input: server.stdout! }).once('line', resolve));
+  const line = await new Promise<string>((resolve) =>
+    readline.createInterface({ input: server.stdout! }).once('line', resolve),
+  );
   const port = (JSON.parse(line) as { port: number }).port;
 
   // Queries: 1 or 2 words drawn uniformly from the vocabulary (rare and common words alike), a
@@ -92,12 +104,19 @@ try {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
   const request = (url: string) =>
     new Promise<{ status: number; count: number }>((resolve, reject) => {
-      http.get({ host: '127.0.0.1', port, path: url, agent }, (res) => {
-        let body = '';
-        res.setEncoding('utf8');
-        res.on('data', (c: string) => (body += c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, count: res.statusCode === 200 ? (JSON.parse(body) as { count: number }).count : 0 }));
-      }).on('error', reject);
+      http
+        .get({ host: '127.0.0.1', port, path: url, agent }, (res) => {
+          let body = '';
+          res.setEncoding('utf8');
+          res.on('data', (c: string) => (body += c));
+          res.on('end', () =>
+            resolve({
+              status: res.statusCode ?? 0,
+              count: res.statusCode === 200 ? (JSON.parse(body) as { count: number }).count : 0,
+            }),
+          );
+        })
+        .on('error', reject);
     });
 
   /** Sends urls at `rate` per second for `seconds`, open loop; latencies in ms from each due time. */
@@ -125,11 +144,27 @@ try {
     await Promise.all(pending);
     const sorted = latencies.sort((a, b) => a - b);
     const q = (p: number) => +sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!.toFixed(2);
-    return { requests: rate * seconds, achieved_rps: +((rate * seconds * 1000) / (performance.now() - start)).toFixed(1), p50_ms: q(0.5), p90_ms: q(0.9), p99_ms: q(0.99), max_ms: q(1), errors, empty };
+    return {
+      requests: rate * seconds,
+      achieved_rps: +((rate * seconds * 1000) / (performance.now() - start)).toFixed(1),
+      p50_ms: q(0.5),
+      p90_ms: q(0.9),
+      p99_ms: q(0.99),
+      max_ms: q(1),
+      errors,
+      empty,
+    };
   }
 
   await paced(urls.slice(RATE * SECONDS), RATE, 2); // warm-up: JIT, connections, Postgres caches
-  const result = { listings: LISTINGS, rate: RATE, seconds: SECONDS, cores: os.cpus().length, node: process.version, ...(await paced(urls, RATE, SECONDS)) };
+  const result = {
+    listings: LISTINGS,
+    rate: RATE,
+    seconds: SECONDS,
+    cores: os.cpus().length,
+    node: process.version,
+    ...(await paced(urls, RATE, SECONDS)),
+  };
   console.log(JSON.stringify(result, null, 2));
   mkdirSync(path.join(projectRoot, 'bench/out'), { recursive: true });
   writeFileSync(path.join(projectRoot, 'bench/out/search.json'), `${JSON.stringify(result, null, 2)}\n`);

@@ -16,10 +16,14 @@ const file = path.join(dir, 'openapi.json');
 try {
   writeFileSync(file, writeJson(openApiDocument()));
   const bin = path.join(projectRoot, 'node_modules', '.bin', process.platform === 'win32' ? 'redocly.cmd' : 'redocly');
-  const result = spawnSync(bin, ['lint', file, '--config', path.join(projectRoot, 'redocly.yaml'), '--format', 'stylish'], {
-    stdio: 'inherit',
-    env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
-  });
+  const result = spawnSync(
+    bin,
+    ['lint', file, '--config', path.join(projectRoot, 'redocly.yaml'), '--format', 'stylish'],
+    {
+      stdio: 'inherit',
+      env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
+    },
+  );
   process.exitCode = result.status ?? 1;
 } finally {
   rmSync(dir, { recursive: true, force: true });

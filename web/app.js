@@ -51,7 +51,11 @@ export function usdc(micro) {
   return `${whole}.${frac}`;
 }
 
-const esc = (s) => String(s ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]);
+const esc = (s) =>
+  String(s ?? '').replace(
+    /[&<>"']/g,
+    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c],
+  );
 const count = (n) => Number(n).toLocaleString('en-US');
 const short = (a) => `${a.slice(0, 8)}…${a.slice(-4)}`;
 
@@ -72,11 +76,16 @@ function sortableTable(caption, columns, rows, id) {
   const table = document.createElement('table');
   table.id = id;
   table.innerHTML = `<caption>${esc(caption)}</caption><thead><tr>${columns
-    .map((c, i) => `<th scope="col"${c.num ? ' class="num"' : ''} aria-sort="none"><button type="button" data-col="${i}">${esc(c.label)}</button></th>`)
+    .map(
+      (c, i) =>
+        `<th scope="col"${c.num ? ' class="num"' : ''} aria-sort="none"><button type="button" data-col="${i}">${esc(c.label)}</button></th>`,
+    )
     .join('')}</tr></thead><tbody></tbody>`;
   const tbody = table.querySelector('tbody');
   const render = (list) => {
-    tbody.innerHTML = list.map((r) => `<tr>${columns.map((c) => `<td${c.num ? ' class="num"' : ''}>${c.html(r)}</td>`).join('')}</tr>`).join('');
+    tbody.innerHTML = list
+      .map((r) => `<tr>${columns.map((c) => `<td${c.num ? ' class="num"' : ''}>${c.html(r)}</td>`).join('')}</tr>`)
+      .join('');
   };
   table.querySelectorAll('th button').forEach((button) => {
     button.addEventListener('click', () => {
@@ -97,7 +106,8 @@ function sortableTable(caption, columns, rows, id) {
 function compare(a, b) {
   if (a === null || a === undefined) return b === null || b === undefined ? 0 : -1;
   if (b === null || b === undefined) return 1;
-  if (typeof a === 'string' && /^\d+$/.test(a) && /^\d+$/.test(b)) return a.length - b.length || (a < b ? -1 : a > b ? 1 : 0);
+  if (typeof a === 'string' && /^\d+$/.test(a) && /^\d+$/.test(b))
+    return a.length - b.length || (a < b ? -1 : a > b ? 1 : 0);
   if (typeof a === 'number') return a - b;
   return String(a).localeCompare(String(b));
 }
@@ -109,7 +119,10 @@ async function categories() {
 
 async function rankingsView() {
   const category = params.get('category') ?? '';
-  const [rows, cats] = await Promise.all([all('/rankings', 'rankings', { limit: '500', ...(category ? { category } : {}) }), categories()]);
+  const [rows, cats] = await Promise.all([
+    all('/rankings', 'rankings', { limit: '500', ...(category ? { category } : {}) }),
+    categories(),
+  ]);
   main.innerHTML = `<h2>Verified sellers by 30-day revenue</h2>
     <div class="controls"><label for="category">Category</label>
     <select id="category"><option value="">all</option>${cats.map((c) => `<option${c === category ? ' selected' : ''}>${esc(c)}</option>`).join('')}</select>
@@ -119,13 +132,33 @@ async function rankingsView() {
   });
   const columns = [
     { label: 'Rank', num: true, key: (r) => r.rank, html: (r) => r.rank },
-    { label: 'Seller', key: (r) => r.display_name ?? r.seller_address, html: (r) => `<a href="${link({ seller: r.seller_address })}">${esc(r.display_name ?? short(r.seller_address))}</a> <span class="addr">${short(r.seller_address)}</span>` },
-    { label: 'Revenue (USDC)', num: true, key: (r) => r.verified_revenue_30d_micro, html: (r) => usdc(r.verified_revenue_30d_micro) },
-    { label: 'Median (USDC)', num: true, key: (r) => r.median_payment_30d_micro, html: (r) => usdc(r.median_payment_30d_micro) },
+    {
+      label: 'Seller',
+      key: (r) => r.display_name ?? r.seller_address,
+      html: (r) =>
+        `<a href="${link({ seller: r.seller_address })}">${esc(r.display_name ?? short(r.seller_address))}</a> <span class="addr">${short(r.seller_address)}</span>`,
+    },
+    {
+      label: 'Revenue (USDC)',
+      num: true,
+      key: (r) => r.verified_revenue_30d_micro,
+      html: (r) => usdc(r.verified_revenue_30d_micro),
+    },
+    {
+      label: 'Median (USDC)',
+      num: true,
+      key: (r) => r.median_payment_30d_micro,
+      html: (r) => usdc(r.median_payment_30d_micro),
+    },
     { label: 'Payments', num: true, key: (r) => r.payments_30d, html: (r) => count(r.payments_30d) },
     { label: 'Payers', num: true, key: (r) => r.payers_30d, html: (r) => count(r.payers_30d) },
     { label: 'Evidence', key: () => 'verified', html: () => 'verified' },
-    { label: 'Farm flags', key: (r) => r.farm_flag, html: (r) => (r.farm_flag ? `<span class="flag">${esc(JSON.parse(r.farm_reasons ?? '[]').join(', '))}</span>` : '–') },
+    {
+      label: 'Farm flags',
+      key: (r) => r.farm_flag,
+      html: (r) =>
+        r.farm_flag ? `<span class="flag">${esc(JSON.parse(r.farm_reasons ?? '[]').join(', '))}</span>` : '–',
+    },
   ];
   main.append(sortableTable('Ranked sellers', columns, rows, 'rankings'));
 }
@@ -149,12 +182,17 @@ async function marketView() {
   const market = await api('/market/daily');
   const days = [...market.days].reverse(); // oldest first
   main.innerHTML = `<h2>The market, day by day</h2><div class="chart" id="market-chart" role="img" aria-label="Daily volume, payments, payers and sellers paid"></div>`;
-  chart(main.querySelector('#market-chart'), 'Verified x402 payments per UTC day', days.map((d) => d.day), [
-    { label: 'volume (USDC)', scale: 'usdc', values: days.map((d) => Number(d.volume_micro) / 1e6) },
-    { label: 'payments', scale: 'n', values: days.map((d) => d.payments) },
-    { label: 'payers', scale: 'n', values: days.map((d) => d.payers) },
-    { label: 'sellers paid', scale: 'n', values: days.map((d) => d.sellers_paid) },
-  ]);
+  chart(
+    main.querySelector('#market-chart'),
+    'Verified x402 payments per UTC day',
+    days.map((d) => d.day),
+    [
+      { label: 'volume (USDC)', scale: 'usdc', values: days.map((d) => Number(d.volume_micro) / 1e6) },
+      { label: 'payments', scale: 'n', values: days.map((d) => d.payments) },
+      { label: 'payers', scale: 'n', values: days.map((d) => d.payers) },
+      { label: 'sellers paid', scale: 'n', values: days.map((d) => d.sellers_paid) },
+    ],
+  );
   const totalMicro = market.days.reduce((sum, d) => sum + BigInt(d.volume_micro), 0n);
   const totalPayments = market.days.reduce((sum, d) => sum + d.payments, 0);
   const summary = document.createElement('p');
@@ -167,7 +205,12 @@ async function marketView() {
     { label: 'Payments', num: true, key: (d) => d.payments, html: (d) => count(d.payments) },
     { label: 'Payers', num: true, key: (d) => d.payers, html: (d) => count(d.payers) },
     { label: 'Sellers paid', num: true, key: (d) => d.sellers_paid, html: (d) => count(d.sellers_paid) },
-    { label: 'Median (USDC)', num: true, key: (d) => d.median_payment_micro, html: (d) => usdc(d.median_payment_micro) },
+    {
+      label: 'Median (USDC)',
+      num: true,
+      key: (d) => d.median_payment_micro,
+      html: (d) => usdc(d.median_payment_micro),
+    },
   ];
   main.append(sortableTable('Market days, newest first', columns, market.days, 'market'));
 }
@@ -194,11 +237,16 @@ async function sellerView(address) {
     </dl>
     <div class="chart" id="seller-chart" role="img" aria-label="The seller's daily revenue and payments"></div>`;
   if (daily.days.length > 0) {
-    chart(main.querySelector('#seller-chart'), 'Revenue and payments per UTC day', daily.days.map((d) => d.day), [
-      { label: 'revenue (USDC)', scale: 'usdc', values: daily.days.map((d) => Number(d.revenue_micro) / 1e6) },
-      { label: 'payments', scale: 'n', values: daily.days.map((d) => d.payments) },
-      { label: 'payers', scale: 'n', values: daily.days.map((d) => d.payers) },
-    ]);
+    chart(
+      main.querySelector('#seller-chart'),
+      'Revenue and payments per UTC day',
+      daily.days.map((d) => d.day),
+      [
+        { label: 'revenue (USDC)', scale: 'usdc', values: daily.days.map((d) => Number(d.revenue_micro) / 1e6) },
+        { label: 'payments', scale: 'n', values: daily.days.map((d) => d.payments) },
+        { label: 'payers', scale: 'n', values: daily.days.map((d) => d.payers) },
+      ],
+    );
   }
   const listingColumns = [
     { label: 'Title', key: (l) => l.title, html: (l) => esc(l.title ?? '–') },
@@ -211,7 +259,11 @@ async function sellerView(address) {
     { label: 'Time', key: (x) => x.block_timestamp, html: (x) => esc(x.block_timestamp) },
     { label: 'Amount (USDC)', num: true, key: (x) => x.value_micro, html: (x) => usdc(x.value_micro) },
     { label: 'Payer', key: (x) => x.payer, html: (x) => `<span class="addr">${esc(x.payer)}</span>` },
-    { label: 'Transaction', key: (x) => x.tx_hash, html: (x) => `<a href="https://basescan.org/tx/${esc(x.tx_hash)}" rel="noopener">${short(x.tx_hash)}</a>` },
+    {
+      label: 'Transaction',
+      key: (x) => x.tx_hash,
+      html: (x) => `<a href="https://basescan.org/tx/${esc(x.tx_hash)}" rel="noopener">${short(x.tx_hash)}</a>`,
+    },
   ];
   main.append(sortableTable('Latest verified payments', paymentColumns, payments.payments, 'payments'));
   const audit = document.createElement('section');

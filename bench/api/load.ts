@@ -20,10 +20,12 @@ export function freePort(): Promise<number> {
 export async function waitForHttp(url: string, status: number): Promise<void> {
   for (let i = 0; i < 200; i++) {
     const got = await new Promise<number>((resolve) => {
-      http.get(url, (res) => {
-        res.resume();
-        resolve(res.statusCode ?? 0);
-      }).on('error', () => resolve(0));
+      http
+        .get(url, (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        })
+        .on('error', () => resolve(0));
     });
     if (got === status) return;
     await new Promise((r) => setTimeout(r, 50));
@@ -63,7 +65,10 @@ export function runWrk(url: string, opts: { connections: number; seconds: number
  * (wrk's Lua `delay()`), so the offered rate is a few % above `rate` requests/s while the latency
  * of each request is measured by wrk. Returns the achieved rate in `rps`.
  */
-export function runPaced(url: string, opts: { rate: number; seconds: number; dir: string; connections?: number }): WrkResult {
+export function runPaced(
+  url: string,
+  opts: { rate: number; seconds: number; dir: string; connections?: number },
+): WrkResult {
   const connections = opts.connections ?? 20;
   // 7% under the nominal gap: the response time adds to each connection's cycle.
   const delay = Math.max(0, Math.floor(((connections * 1000) / opts.rate) * 0.93));

@@ -37,7 +37,9 @@ http {
 }
 `,
   );
-  const child: ChildProcess = spawn('nginx', ['-p', dir, '-c', conf, '-e', 'stderr'], { stdio: ['ignore', 'ignore', 'inherit'] });
+  const child: ChildProcess = spawn('nginx', ['-p', dir, '-c', conf, '-e', 'stderr'], {
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   await waitForHttp(`http://127.0.0.1:${port}/missing.json`, 404);
   return {
     port,

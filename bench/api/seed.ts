@@ -8,24 +8,61 @@ import { CATEGORIES, METHOD_CONSTANTS } from '../../src/method/constants.ts';
  * generate_series (the method is not run: the API only reads). Sellers pay in no payments table,
  * so the evidence endpoint is not benchmarked. Not idempotent: use an empty schema.
  */
-export async function seedBenchGeneration(db: Kysely<Schema>, opts: { listings: number; sellers: number; ranked: number }): Promise<void> {
+export async function seedBenchGeneration(
+  db: Kysely<Schema>,
+  opts: { listings: number; sellers: number; ranked: number },
+): Promise<void> {
   const now = Math.floor(Date.now() / 1000);
   const categories = sql.raw(`array[${CATEGORIES.map((c) => `'${c}'`).join(',')}]`);
   const snapshot = await db
     .insertInto('catalog_snapshots')
-    .values({ source: 'bench', fetched_at: new Date(), sha256: 'a'.repeat(64), items_count: opts.listings, listings_count: opts.listings, rejected_count: 0 })
+    .values({
+      source: 'bench',
+      fetched_at: new Date(),
+      sha256: 'a'.repeat(64),
+      items_count: opts.listings,
+      listings_count: opts.listings,
+      rejected_count: 0,
+    })
     .returning('snapshot_id')
     .executeTakeFirstOrThrow();
   await db
     .insertInto('generations')
     .values({
-      generation: 1, status: 'published', run_seq: 1, method_version: '1.0.0', generated_at: new Date(), published_at: new Date(),
-      as_of_block: 40_000_000, as_of_block_hash: `0x${'e'.repeat(64)}`, as_of_ts: now - 60, window_seconds: 2_592_000,
-      window_start_ts: now - 60 - 2_592_000, market_from_ts: now - 60 - 2_592_000 - ((now - 60) % 86_400), catalog_snapshot_id: snapshot.snapshot_id,
-      catalog_sha256: 'c'.repeat(64), evidence_sha256: 'd'.repeat(64), constants: JSON.stringify(METHOD_CONSTANTS),
+      generation: 1,
+      status: 'published',
+      run_seq: 1,
+      method_version: '1.0.0',
+      generated_at: new Date(),
+      published_at: new Date(),
+      as_of_block: 40_000_000,
+      as_of_block_hash: `0x${'e'.repeat(64)}`,
+      as_of_ts: now - 60,
+      window_seconds: 2_592_000,
+      window_start_ts: now - 60 - 2_592_000,
+      market_from_ts: now - 60 - 2_592_000 - ((now - 60) % 86_400),
+      catalog_snapshot_id: snapshot.snapshot_id,
+      catalog_sha256: 'c'.repeat(64),
+      evidence_sha256: 'd'.repeat(64),
+      constants: JSON.stringify(METHOD_CONSTANTS),
       sources: JSON.stringify([
-        { name: 'catalog', source: 'bench', fetched_at: new Date().toISOString(), items: opts.listings, listings: opts.listings, rejected: 0, sha256: 'a'.repeat(64) },
-        { name: 'base_usdc', chain_id: 8453, contract: METHOD_CONSTANTS.usdc_contract, indexed_to_block: 40_000_000, indexed_to_timestamp: new Date((now - 60) * 1000).toISOString(), lag_seconds: 60 },
+        {
+          name: 'catalog',
+          source: 'bench',
+          fetched_at: new Date().toISOString(),
+          items: opts.listings,
+          listings: opts.listings,
+          rejected: 0,
+          sha256: 'a'.repeat(64),
+        },
+        {
+          name: 'base_usdc',
+          chain_id: 8453,
+          contract: METHOD_CONSTANTS.usdc_contract,
+          indexed_to_block: 40_000_000,
+          indexed_to_timestamp: new Date((now - 60) * 1000).toISOString(),
+          lag_seconds: 60,
+        },
       ]),
     })
     .execute();

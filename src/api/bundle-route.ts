@@ -18,30 +18,41 @@ export const BUNDLE_PATH = `${BASE}/generations/{generation}/bundle/{file}`;
  */
 export function registerBundleRoute(app: FastifyInstance, db: Kysely<Schema>): void {
   const built = new Map<number, Map<string, string>>();
-  app.get(BUNDLE_PATH.replace('{generation}', ':generation').replace('{file}', ':file'), async (request: FastifyRequest, reply: FastifyReply) => {
-    if (Object.keys(request.query as object).length > 0) {
-      throw new ApiError(400, 'unknown_parameter', `${Object.keys(request.query as object)[0]}: unknown query parameter; this resource takes none`);
-    }
-    const params = request.params as { generation: string; file: string };
-    if (!/^[1-9][0-9]{0,9}$/.test(params.generation) || Number(params.generation) > 2_147_483_647) {
-      throw badParameter('generation', 'must be an integer from 1 to 2147483647');
-    }
-    const n = Number(params.generation);
-    if (!BUNDLE_FILE_NAMES.includes(params.file)) {
-      throw new ApiError(404, 'not_found', `a bundle has no file ${params.file.slice(0, 80)}; its files: ${BUNDLE_FILE_NAMES.join(', ')}`);
-    }
-    if (!(await readPublishedGeneration(db, n))) throw generationNotFound(n);
-    let texts = built.get(n);
-    if (!texts) {
-      texts = bundleFiles(await readGenerationRows(db, n)).texts;
-      built.set(n, texts);
-      if (built.size > 2) built.delete(built.keys().next().value!);
-    }
-    const text = texts.get(params.file);
-    if (text === undefined) throw new ApiError(404, 'not_found', `generation ${n} has no bundle file ${params.file}`);
-    return reply
-      .header('cache-control', 'public, max-age=31536000, immutable')
-      .type(params.file.endsWith('.json') ? 'application/json; charset=utf-8' : 'application/x-ndjson; charset=utf-8')
-      .send(text);
-  });
+  app.get(
+    BUNDLE_PATH.replace('{generation}', ':generation').replace('{file}', ':file'),
+    async (request: FastifyRequest, reply: FastifyReply) => {
+      if (Object.keys(request.query as object).length > 0) {
+        throw new ApiError(
+          400,
+          'unknown_parameter',
+          `${Object.keys(request.query as object)[0]}: unknown query parameter; this resource takes none`,
+        );
+      }
+      const params = request.params as { generation: string; file: string };
+      if (!/^[1-9][0-9]{0,9}$/.test(params.generation) || Number(params.generation) > 2_147_483_647) {
+        throw badParameter('generation', 'must be an integer from 1 to 2147483647');
+      }
+      const n = Number(params.generation);
+      if (!BUNDLE_FILE_NAMES.includes(params.file)) {
+        throw new ApiError(
+          404,
+          'not_found',
+          `a bundle has no file ${params.file.slice(0, 80)}; its files: ${BUNDLE_FILE_NAMES.join(', ')}`,
+        );
+      }
+      if (!(await readPublishedGeneration(db, n))) throw generationNotFound(n);
+      let texts = built.get(n);
+      if (!texts) {
+        texts = bundleFiles(await readGenerationRows(db, n)).texts;
+        built.set(n, texts);
+        if (built.size > 2) built.delete(built.keys().next().value!);
+      }
+      const text = texts.get(params.file);
+      if (text === undefined) throw new ApiError(404, 'not_found', `generation ${n} has no bundle file ${params.file}`);
+      return reply
+        .header('cache-control', 'public, max-age=31536000, immutable')
+        .type(params.file.endsWith('.json') ? 'application/json; charset=utf-8' : 'application/x-ndjson; charset=utf-8')
+        .send(text);
+    },
+  );
 }

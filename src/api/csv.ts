@@ -15,7 +15,12 @@ export function wantsCsv(request: FastifyRequest, format: string | undefined): b
 }
 
 /** Streams `rows` (every page of a generation, read lazily) as CSV with the given columns. */
-export function sendCsv(reply: FastifyReply, filename: string, columns: readonly string[], rows: AsyncIterable<Record<string, unknown>>): FastifyReply {
+export function sendCsv(
+  reply: FastifyReply,
+  filename: string,
+  columns: readonly string[],
+  rows: AsyncIterable<Record<string, unknown>>,
+): FastifyReply {
   const csv = stringify({
     header: true,
     columns: [...columns],

@@ -22,9 +22,16 @@ describe('page cursors', () => {
       }),
     );
     fc.assert(
-      fc.property(fc.bigInt({ min: 0n, max: 2n ** 63n - 1n }), fc.integer({ min: 0, max: 2 ** 31 - 1 }), (blockNumber, logIndex) => {
-        expect(decodePaymentCursor(encodePaymentCursor({ blockNumber, logIndex }))).toEqual({ blockNumber, logIndex });
-      }),
+      fc.property(
+        fc.bigInt({ min: 0n, max: 2n ** 63n - 1n }),
+        fc.integer({ min: 0, max: 2 ** 31 - 1 }),
+        (blockNumber, logIndex) => {
+          expect(decodePaymentCursor(encodePaymentCursor({ blockNumber, logIndex }))).toEqual({
+            blockNumber,
+            logIndex,
+          });
+        },
+      ),
     );
   });
 

@@ -32,7 +32,9 @@ export interface PaymentPosition {
 }
 
 export function encodePaymentCursor(position: PaymentPosition): string {
-  return PAYMENT + position.blockNumber.toString(16).padStart(46, '0') + position.logIndex.toString(16).padStart(16, '0');
+  return (
+    PAYMENT + position.blockNumber.toString(16).padStart(46, '0') + position.logIndex.toString(16).padStart(16, '0')
+  );
 }
 
 /** The (block, log index) after which the next page starts, newest first; 400 when malformed. */
@@ -58,5 +60,9 @@ export function decodeSearchCursor(cursor: string): number {
 }
 
 function invalid() {
-  return badParameter('cursor', 'is not a cursor of this endpoint; use next_cursor of the previous page', 'invalid_cursor');
+  return badParameter(
+    'cursor',
+    'is not a cursor of this endpoint; use next_cursor of the previous page',
+    'invalid_cursor',
+  );
 }

@@ -9,8 +9,26 @@ import { readSellerPeriods } from './read/periods.ts';
 import { readRankings } from './read/rankings.ts';
 import { readProfile } from './read/seller.ts';
 import { readSellerDaily } from './read/seller-daily.ts';
-import { DirectoryQuery, GenerationQuery, MarketQuery, PaymentsQuery, RankingsQuery, SlugParams } from './schemas/query.ts';
-import { DirectoryPage, ListingRow, MarketDaily, RankingRow, SellerDaily, Meta, PaymentsPage, RankingsPage, SellerPeriods, SellerProfile } from './schemas/responses.ts';
+import {
+  DirectoryQuery,
+  GenerationQuery,
+  MarketQuery,
+  PaymentsQuery,
+  RankingsQuery,
+  SlugParams,
+} from './schemas/query.ts';
+import {
+  DirectoryPage,
+  ListingRow,
+  MarketDaily,
+  RankingRow,
+  SellerDaily,
+  Meta,
+  PaymentsPage,
+  RankingsPage,
+  SellerPeriods,
+  SellerProfile,
+} from './schemas/responses.ts';
 import { badParameter } from './errors.ts';
 
 /**
@@ -48,7 +66,10 @@ export interface Endpoint {
 }
 
 /** Every row of a paged reader, page after page (CSV). */
-async function* allRows<P extends { next_cursor: string | null }>(read: (cursor: string | undefined) => Promise<P>, rowsOf: (page: P) => Record<string, unknown>[]) {
+async function* allRows<P extends { next_cursor: string | null }>(
+  read: (cursor: string | undefined) => Promise<P>,
+  rowsOf: (page: P) => Record<string, unknown>[],
+) {
   let cursor: string | undefined;
   do {
     const page = await read(cursor);
@@ -64,7 +85,8 @@ export const ENDPOINTS: readonly Endpoint[] = [
     operationId: 'getMeta',
     path: `${BASE}/meta`,
     summary: 'Generation, method, constants, sources and freshness',
-    description: 'What the served generation was computed from: as-of block, window, method constants, per-source freshness and digests; cadence and freshness describe the latest published generation.',
+    description:
+      'What the served generation was computed from: as-of block, window, method constants, per-source freshness and digests; cadence and freshness describe the latest published generation.',
     query: GenerationQuery,
     response: Meta,
     responseId: 'Meta',
@@ -81,36 +103,46 @@ export const ENDPOINTS: readonly Endpoint[] = [
     response: DirectoryPage,
     responseId: 'DirectoryPage',
     notFound: ['generation_not_found'],
-    load: (db, g, q: z.output<typeof DirectoryQuery>) => readDirectory(db, g, { cursor: q.cursor, category: q.category, tier: q.tier, q: q.q, limit: q.limit ?? 50 }),
+    load: (db, g, q: z.output<typeof DirectoryQuery>) =>
+      readDirectory(db, g, { cursor: q.cursor, category: q.category, tier: q.tier, q: q.q, limit: q.limit ?? 50 }),
     csv: {
       filename: (g) => `x402-tally-sellers-g${g.generation}.csv`,
       columns: Object.keys(ListingRow.shape),
       rows: (db, g, q: z.output<typeof DirectoryQuery>) =>
-        allRows((cursor) => readDirectory(db, g, { cursor, category: q.category, tier: q.tier, q: q.q, limit: 1000 }), (p) => p.listings as Record<string, unknown>[]),
+        allRows(
+          (cursor) => readDirectory(db, g, { cursor, category: q.category, tier: q.tier, q: q.q, limit: 1000 }),
+          (p) => p.listings as Record<string, unknown>[],
+        ),
     },
   },
   {
     operationId: 'getRankings',
     path: `${BASE}/rankings`,
     summary: 'Verified sellers ranked by 30-day verified revenue',
-    description: 'Sellers of tier verified by verified_revenue_30d_micro descending, then seller_address ascending; next_cursor continues after the last rank of the page.',
+    description:
+      'Sellers of tier verified by verified_revenue_30d_micro descending, then seller_address ascending; next_cursor continues after the last rank of the page.',
     query: RankingsQuery,
     response: RankingsPage,
     responseId: 'RankingsPage',
     notFound: ['generation_not_found'],
-    load: (db, g, q: z.output<typeof RankingsQuery>) => readRankings(db, g, { cursor: q.cursor, category: q.category, limit: q.limit ?? 100 }),
+    load: (db, g, q: z.output<typeof RankingsQuery>) =>
+      readRankings(db, g, { cursor: q.cursor, category: q.category, limit: q.limit ?? 100 }),
     csv: {
       filename: (g) => `x402-tally-rankings-g${g.generation}.csv`,
       columns: Object.keys(RankingRow.shape),
       rows: (db, g, q: z.output<typeof RankingsQuery>) =>
-        allRows((cursor) => readRankings(db, g, { cursor, category: q.category, limit: 1000 }), (p) => p.rankings as Record<string, unknown>[]),
+        allRows(
+          (cursor) => readRankings(db, g, { cursor, category: q.category, limit: 1000 }),
+          (p) => p.rankings as Record<string, unknown>[],
+        ),
     },
   },
   {
     operationId: 'getSeller',
     path: `${BASE}/sellers/{slug}`,
     summary: 'Seller profile with per-metric provenance',
-    description: 'The seller\'s metrics, each with the rule, inputs and evidence digest needed to recompute it, and the seller\'s listings by listing_id.',
+    description:
+      "The seller's metrics, each with the rule, inputs and evidence digest needed to recompute it, and the seller's listings by listing_id.",
     query: GenerationQuery,
     params: SlugParams,
     response: SellerProfile,
@@ -122,7 +154,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
   {
     operationId: 'getSellerPayments',
     path: `${BASE}/sellers/{slug}/payments`,
-    summary: 'The verified payments behind a seller\'s numbers (evidence)',
+    summary: "The verified payments behind a seller's numbers (evidence)",
     description: 'Verified payments in the window, newest first by block number then log index, descending.',
     query: PaymentsQuery,
     params: SlugParams,
@@ -136,8 +168,9 @@ export const ENDPOINTS: readonly Endpoint[] = [
   {
     operationId: 'getSellerPeriods',
     path: `${BASE}/sellers/{slug}/periods`,
-    summary: 'The period digests behind a seller\'s evidence digest (method 2.0.0)',
-    description: 'One row per digest period with a verified payment in the window, oldest first; evidence_sha256 is the sha256 of their lines period_start_unix:payments:sha256. Empty under method 1.0.0.',
+    summary: "The period digests behind a seller's evidence digest (method 2.0.0)",
+    description:
+      'One row per digest period with a verified payment in the window, oldest first; evidence_sha256 is the sha256 of their lines period_start_unix:payments:sha256. Empty under method 1.0.0.',
     query: GenerationQuery,
     params: SlugParams,
     response: SellerPeriods,
@@ -171,7 +204,8 @@ export const ENDPOINTS: readonly Endpoint[] = [
     responseId: 'MarketDaily',
     notFound: ['generation_not_found'],
     load: (db, g, q: z.output<typeof MarketQuery>) => {
-      if (q.from !== undefined && q.to !== undefined && q.from > q.to) throw badParameter('from', 'must not be after to');
+      if (q.from !== undefined && q.to !== undefined && q.from > q.to)
+        throw badParameter('from', 'must not be after to');
       return readMarketDaily(db, g, q);
     },
   },

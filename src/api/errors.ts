@@ -21,7 +21,11 @@ export function badParameter(name: string, why: string, code = 'invalid_paramete
 }
 
 export function generationNotFound(generation: number): ApiError {
-  return new ApiError(404, 'generation_not_found', `generation ${generation} is not a retained published generation; see /api/v1/meta for the retained ones`);
+  return new ApiError(
+    404,
+    'generation_not_found',
+    `generation ${generation} is not a retained published generation; see /api/v1/meta for the retained ones`,
+  );
 }
 
 export function noGeneration(): ApiError {

@@ -4,7 +4,13 @@ import zlib from 'node:zlib';
 import compress from '@fastify/compress';
 import cors from '@fastify/cors';
 import rateLimit from '@fastify/rate-limit';
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, {
+  LogController,
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+} from 'fastify';
 import type { Kysely } from 'kysely';
 import type { Schema } from '../db/schema.ts';
 import { silentLogger, type Logger } from '../lib/log.ts';
@@ -66,7 +72,16 @@ export async function buildApi(db: Kysely<Schema>, options: ApiOptions): Promise
       // to the onRequest hook, which answers in the API's error shape. CONNECT never reaches a
       // route: Node emits 'connect', and without a listener it drops the socket unanswered.
       const server = http.createServer({ requireHostHeader: false }, handler);
-      server.on('connect', (_request, socket: Duplex) => answerOnSocket(socket, 405, 'Method Not Allowed', 'method_not_allowed', `CONNECT is not allowed; this API is read-only (${ALLOWED_METHODS})`, { Allow: ALLOWED_METHODS }));
+      server.on('connect', (_request, socket: Duplex) =>
+        answerOnSocket(
+          socket,
+          405,
+          'Method Not Allowed',
+          'method_not_allowed',
+          `CONNECT is not allowed; this API is read-only (${ALLOWED_METHODS})`,
+          { Allow: ALLOWED_METHODS },
+        ),
+      );
       return server;
     },
     // A URL that is not valid percent-encoded UTF-8 never reaches a route or the error handler.
@@ -105,9 +120,14 @@ export async function buildApi(db: Kysely<Schema>, options: ApiOptions): Promise
   await app.register(rateLimit, {
     max: options.rateLimitPerMinute,
     timeWindow: 60_000,
-    allowList: (request) => options.internalToken !== undefined && request.headers[INTERNAL_HEADER] === options.internalToken,
+    allowList: (request) =>
+      options.internalToken !== undefined && request.headers[INTERNAL_HEADER] === options.internalToken,
     errorResponseBuilder: (_request, context) =>
-      new ApiError(context.statusCode, 'rate_limited', `more than ${context.max} requests per minute from this client; retry in ${context.after}`),
+      new ApiError(
+        context.statusCode,
+        'rate_limited',
+        `more than ${context.max} requests per minute from this client; retry in ${context.after}`,
+      ),
   });
 
   installErrorHandlers(app, log);
@@ -150,5 +170,6 @@ export async function buildApi(db: Kysely<Schema>, options: ApiOptions): Promise
 
 function rejectQuery(request: FastifyRequest): void {
   const names = Object.keys(request.query as object);
-  if (names.length > 0) throw new ApiError(400, 'unknown_parameter', `${names[0]}: unknown query parameter; this resource takes none`);
+  if (names.length > 0)
+    throw new ApiError(400, 'unknown_parameter', `${names[0]}: unknown query parameter; this resource takes none`);
 }

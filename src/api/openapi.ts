@@ -72,7 +72,13 @@ function parameters(e: Endpoint): Json[] {
   for (const [name, s] of Object.entries(e.params?.shape ?? {})) {
     const schema = parameterSchema(s as z.ZodType);
     const { description, ...rest } = schema;
-    out.push({ name, in: 'path', required: true, description, schema: { ...rest, type: 'string', pattern: '^0x[0-9a-fA-F]{40}$' } });
+    out.push({
+      name,
+      in: 'path',
+      required: true,
+      description,
+      schema: { ...rest, type: 'string', pattern: '^0x[0-9a-fA-F]{40}$' },
+    });
   }
   for (const [name, s] of Object.entries(e.query.shape)) {
     const schema = parameterSchema(s as z.ZodType);
@@ -99,11 +105,17 @@ const errorResponse = (status: number, description: string, extra: Json = {}) =>
 const RESPONSES: Record<string, Json> = {
   BadRequest: errorResponse(400, 'A parameter is malformed, out of range, repeated or unknown; the message names it.'),
   UriTooLong: errorResponse(414, 'The URL is longer than 2048 characters.'),
-  TooManyRequests: errorResponse(429, 'Per-client rate limit exceeded.', { headers: { 'Retry-After': { $ref: '#/components/headers/RetryAfter' } } }),
-  InternalError: errorResponse(500, 'Unexpected failure; the body never carries internals.'),
-  Unavailable: errorResponse(503, 'Nothing published yet (no_generation) or the database is unreachable (unavailable).', {
+  TooManyRequests: errorResponse(429, 'Per-client rate limit exceeded.', {
     headers: { 'Retry-After': { $ref: '#/components/headers/RetryAfter' } },
   }),
+  InternalError: errorResponse(500, 'Unexpected failure; the body never carries internals.'),
+  Unavailable: errorResponse(
+    503,
+    'Nothing published yet (no_generation) or the database is unreachable (unavailable).',
+    {
+      headers: { 'Retry-After': { $ref: '#/components/headers/RetryAfter' } },
+    },
+  ),
 };
 
 const commonErrors = {
@@ -127,11 +139,19 @@ function operation(e: Endpoint): Json {
     tags: ['snapshot'],
     parameters: [
       ...parameters(e),
-      { name: 'If-None-Match', in: 'header', required: false, description: 'an ETag of an earlier response', schema: { type: 'string' } },
+      {
+        name: 'If-None-Match',
+        in: 'header',
+        required: false,
+        description: 'an ETag of an earlier response',
+        schema: { type: 'string' },
+      },
     ],
     responses: {
       '200': {
-        description: e.csv ? 'OK. With format=csv (or Accept: text/csv): every row of the generation as CSV, with a header line.' : 'OK',
+        description: e.csv
+          ? 'OK. With format=csv (or Accept: text/csv): every row of the generation as CSV, with a header line.'
+          : 'OK',
         headers: okHeaders,
         content: {
           'application/json': { schema: { $ref: `#/components/schemas/${e.responseId}` } },
@@ -197,16 +217,34 @@ export function openApiDocument(): Json {
             'and run `x402-tally audit --bundle DIR` to recompute every number from the chain (docs/operations.md, "Audit").',
           tags: ['snapshot'],
           parameters: [
-            { name: 'generation', in: 'path', required: true, description: 'a retained published generation', schema: { type: 'integer', minimum: 1, maximum: 2147483647 } },
-            { name: 'file', in: 'path', required: true, description: 'the file of the bundle', schema: { type: 'string', enum: [...BUNDLE_FILE_NAMES] } },
+            {
+              name: 'generation',
+              in: 'path',
+              required: true,
+              description: 'a retained published generation',
+              schema: { type: 'integer', minimum: 1, maximum: 2147483647 },
+            },
+            {
+              name: 'file',
+              in: 'path',
+              required: true,
+              description: 'the file of the bundle',
+              schema: { type: 'string', enum: [...BUNDLE_FILE_NAMES] },
+            },
           ],
           responses: {
             '200': {
               description: 'The file; immutable (Cache-Control: public, max-age=31536000, immutable).',
-              content: { 'application/json': { schema: { type: 'object' } }, 'application/x-ndjson': { schema: { type: 'string' } } },
+              content: {
+                'application/json': { schema: { type: 'object' } },
+                'application/x-ndjson': { schema: { type: 'string' } },
+              },
             },
             '400': { $ref: '#/components/responses/BadRequest' },
-            '404': { description: 'No such file (not_found) or generation_not_found.', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
+            '404': {
+              description: 'No such file (not_found) or generation_not_found.',
+              content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+            },
             '429': { $ref: '#/components/responses/TooManyRequests' },
             '500': { $ref: '#/components/responses/InternalError' },
             '503': { $ref: '#/components/responses/Unavailable' },

@@ -29,11 +29,20 @@ function asset(file: string): Asset {
  */
 function withoutRemoteLogo(file: Asset): Asset {
   const empty = 'data:image/svg+xml,%3Csvg xmlns=%22http://www.w3.org/2000/svg%22/%3E';
-  return { ...file, body: Buffer.from(file.body.toString('utf8').replaceAll('https://cdn.redoc.ly/redoc/logo-mini.svg', empty)) };
+  return {
+    ...file,
+    body: Buffer.from(file.body.toString('utf8').replaceAll('https://cdn.redoc.ly/redoc/logo-mini.svg', empty)),
+  };
 }
 
 /** The web page's files (web/) and the libraries it and the docs page load, by URL path (endpoints.ts lists them too). */
-type WebPath = '/' | '/web/app.js' | '/web/style.css' | '/vendor/uplot.esm.js' | '/vendor/uplot.min.css' | '/vendor/redoc.standalone.js';
+type WebPath =
+  | '/'
+  | '/web/app.js'
+  | '/web/style.css'
+  | '/vendor/uplot.esm.js'
+  | '/vendor/uplot.min.css'
+  | '/vendor/redoc.standalone.js';
 
 /**
  * The web page for people at `/` (web/index.html, web/app.js, web/style.css): plain HTML and ES
@@ -54,7 +63,10 @@ export function registerWebRoutes(app: FastifyInstance): void {
   for (const [url, file] of Object.entries(files)) {
     // The page takes query parameters of its own (?generation, ?seller, ?category): not rejected here.
     app.get(url, async (_request: FastifyRequest, reply: FastifyReply) =>
-      reply.header('cache-control', url === '/' ? 'no-cache' : 'public, max-age=3600').type(file.type).send(file.body),
+      reply
+        .header('cache-control', url === '/' ? 'no-cache' : 'public, max-age=3600')
+        .type(file.type)
+        .send(file.body),
     );
   }
 }

@@ -6,7 +6,9 @@ import { canonicalJson, catalogSha256 } from './canonical.ts';
 
 describe('canonicalJson', () => {
   it('default: keys sorted recursively, arrays in order, no whitespace', () => {
-    expect(canonicalJson({ b: 1, a: [{ d: 2, c: 3 }], e: { z: null, y: 'x' } })).toBe('{"a":[{"c":3,"d":2}],"b":1,"e":{"y":"x","z":null}}');
+    expect(canonicalJson({ b: 1, a: [{ d: 2, c: 3 }], e: { z: null, y: 'x' } })).toBe(
+      '{"a":[{"c":3,"d":2}],"b":1,"e":{"y":"x","z":null}}',
+    );
   });
 
   it('behavior: keys sort by UTF-16 code unit (uppercase before lowercase, astral before U+FFFF)', () => {

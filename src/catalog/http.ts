@@ -72,7 +72,10 @@ export async function getJsonWithRetry(url: string, options: RetryOptions = {}):
     if (attempt === maxAttempts) break;
     if (last.retryAfterMs !== null && last.retryAfterMs > maxRetryAfterMs) break;
     const delay = last.retryAfterMs ?? Math.min(baseMs * 2 ** (attempt - 1), 30_000);
-    log.warn({ source: shown, attempt, status: last.status, delayMs: delay, problem: last.message }, 'catalog fetch retry');
+    log.warn(
+      { source: shown, attempt, status: last.status, delayMs: delay, problem: last.message },
+      'catalog fetch retry',
+    );
     await sleep(delay);
   }
   throw new TemporaryError(`catalog source ${shown} is unreachable (${last?.message}); run again later`, {
@@ -96,7 +99,12 @@ async function attemptOnce(
     const timedOut = error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError');
     return {
       ok: false,
-      failure: { retryable: true, retryAfterMs: null, message: timedOut ? `no answer within ${timeoutMs} ms` : 'a network error', cause: error },
+      failure: {
+        retryable: true,
+        retryAfterMs: null,
+        message: timedOut ? `no answer within ${timeoutMs} ms` : 'a network error',
+        cause: error,
+      },
     };
   }
   if (!response.ok) {
@@ -114,6 +122,15 @@ async function attemptOnce(
     return { ok: true, body: JSON.parse(text) };
   } catch (error) {
     // A 200 with a body that is not JSON is most often a truncated answer: worth another attempt.
-    return { ok: false, failure: { retryable: true, retryAfterMs: null, message: 'a body that is not JSON', status: response.status, cause: error } };
+    return {
+      ok: false,
+      failure: {
+        retryable: true,
+        retryAfterMs: null,
+        message: 'a body that is not JSON',
+        status: response.status,
+        cause: error,
+      },
+    };
   }
 }

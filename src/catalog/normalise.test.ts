@@ -16,15 +16,34 @@ function build(items: unknown[]): Catalog {
 }
 function v1(resource: string, accept: Record<string, unknown>, extra: Record<string, unknown> = {}) {
   return {
-    x402Version: 1, type: 'http', resource, lastUpdated: '2025-12-01T00:00:00.000Z',
-    accepts: [{ scheme: 'exact', network: 'base', maxAmountRequired: '10000', resource, payTo: PAY, asset: USDC_CHECKSUM, extra: { name: 'USD Coin', version: '2' }, ...accept }],
+    x402Version: 1,
+    type: 'http',
+    resource,
+    lastUpdated: '2025-12-01T00:00:00.000Z',
+    accepts: [
+      {
+        scheme: 'exact',
+        network: 'base',
+        maxAmountRequired: '10000',
+        resource,
+        payTo: PAY,
+        asset: USDC_CHECKSUM,
+        extra: { name: 'USD Coin', version: '2' },
+        ...accept,
+      },
+    ],
     ...extra,
   };
 }
 function v2(resource: unknown, accept: Record<string, unknown>, extra: Record<string, unknown> = {}) {
   return {
-    x402Version: 2, type: 'http', resource, lastUpdated: '2025-12-01T00:00:00.000Z',
-    accepts: [{ scheme: 'exact', network: 'eip155:8453', amount: '10000', payTo: PAY, asset: USDC_CHECKSUM, ...accept }],
+    x402Version: 2,
+    type: 'http',
+    resource,
+    lastUpdated: '2025-12-01T00:00:00.000Z',
+    accepts: [
+      { scheme: 'exact', network: 'eip155:8453', amount: '10000', payTo: PAY, asset: USDC_CHECKSUM, ...accept },
+    ],
     ...extra,
   };
 }
@@ -34,12 +53,24 @@ describe('buildCatalog', () => {
     const { listings, rejects } = build([v1(URL_A, { description: 'Price quote' })]);
     expect(rejects).toEqual([]);
     // printf 'https://api.example.com/v1/quote\neip155:8453\n0x3d05...e5eb\n0x8335...2913' | sha256sum
-    expect(listings).toEqual([{
-      listing_id: 'fa4c5f912e1befae0ecb47e466745f01f07eeab5ad4a494bfe74870d983f5dfc',
-      item_index: 0, accept_index: 0, resource_url: URL_A, network: 'base', canonical_network: 'eip155:8453',
-      pay_to: PAY.toLowerCase(), asset: BASE_USDC, verifiability: 'base_usdc', seller_address: PAY.toLowerCase(),
-      title: null, description: 'Price quote', category: 'data-access', category_source: 'auto',
-    }]);
+    expect(listings).toEqual([
+      {
+        listing_id: 'fa4c5f912e1befae0ecb47e466745f01f07eeab5ad4a494bfe74870d983f5dfc',
+        item_index: 0,
+        accept_index: 0,
+        resource_url: URL_A,
+        network: 'base',
+        canonical_network: 'eip155:8453',
+        pay_to: PAY.toLowerCase(),
+        asset: BASE_USDC,
+        verifiability: 'base_usdc',
+        seller_address: PAY.toLowerCase(),
+        title: null,
+        description: 'Price quote',
+        category: 'data-access',
+        category_source: 'auto',
+      },
+    ]);
   });
 
   it('behavior: v1 `base` and v2 `eip155:8453` of one resource and payTo give one listing', () => {
@@ -48,7 +79,15 @@ describe('buildCatalog', () => {
     const a = build([newer, old]);
     expect(a.listings).toHaveLength(1);
     expect(a.listings[0]!.network).toBe('eip155:8453'); // the later lastUpdated wins, wherever it is
-    expect(a.duplicates).toEqual([{ listing_id: a.listings[0]!.listing_id, item_index: 1, accept_index: 0, kept_item_index: 0, kept_accept_index: 0 }]);
+    expect(a.duplicates).toEqual([
+      {
+        listing_id: a.listings[0]!.listing_id,
+        item_index: 1,
+        accept_index: 0,
+        kept_item_index: 0,
+        kept_accept_index: 0,
+      },
+    ]);
     // Same lastUpdated: the higher x402Version wins even when it comes second.
     const b = build([v1(URL_A, {}), v2(URL_A, {})]);
     expect(b.listings.map((l) => [l.network, l.item_index])).toEqual([['eip155:8453', 1]]);
@@ -59,7 +98,11 @@ describe('buildCatalog', () => {
 
   it('behavior: a CAIP-19 asset is the same asset as its bare address', () => {
     const { listings } = build([v1(URL_A, { asset: `eip155:8453/erc20:${USDC_CHECKSUM}` })]);
-    expect(listings[0]).toMatchObject({ asset: BASE_USDC, verifiability: 'base_usdc', listing_id: 'fa4c5f912e1befae0ecb47e466745f01f07eeab5ad4a494bfe74870d983f5dfc' });
+    expect(listings[0]).toMatchObject({
+      asset: BASE_USDC,
+      verifiability: 'base_usdc',
+      listing_id: 'fa4c5f912e1befae0ecb47e466745f01f07eeab5ad4a494bfe74870d983f5dfc',
+    });
   });
 
   it('behavior: a CAIP-19 asset of another chain than the accept is rejected', () => {
@@ -79,15 +122,38 @@ describe('buildCatalog', () => {
     const { listings, rejects } = build([
       v1('https://a.example.com/sepolia', { network: 'base-sepolia', asset: SEPOLIA_USDC }),
       v1('https://a.example.com/sol', { network: 'solana', payTo: SOL_PAY, asset: SOL_USDC }),
-      v2('https://a.example.com/sol2', { network: 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp', payTo: SOL_PAY, asset: SOL_USDC }),
+      v2('https://a.example.com/sol2', {
+        network: 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp',
+        payTo: SOL_PAY,
+        asset: SOL_USDC,
+      }),
       v1('https://a.example.com/weth', { asset: '0x4200000000000000000000000000000000000006' }),
     ]);
     expect(rejects).toEqual([]);
     const byUrl = Object.fromEntries(listings.map((l) => [l.resource_url, l]));
-    expect(byUrl['https://a.example.com/sepolia']).toMatchObject({ canonical_network: 'eip155:84532', asset: SEPOLIA_USDC.toLowerCase(), verifiability: 'other_rail', seller_address: null });
-    expect(byUrl['https://a.example.com/sol']).toMatchObject({ canonical_network: 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp', pay_to: SOL_PAY, asset: SOL_USDC, verifiability: 'other_rail', seller_address: null });
-    expect(byUrl['https://a.example.com/sol2']).toMatchObject({ network: 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp', verifiability: 'other_rail', seller_address: null });
-    expect(byUrl['https://a.example.com/weth']).toMatchObject({ canonical_network: 'eip155:8453', verifiability: 'other_rail', seller_address: null });
+    expect(byUrl['https://a.example.com/sepolia']).toMatchObject({
+      canonical_network: 'eip155:84532',
+      asset: SEPOLIA_USDC.toLowerCase(),
+      verifiability: 'other_rail',
+      seller_address: null,
+    });
+    expect(byUrl['https://a.example.com/sol']).toMatchObject({
+      canonical_network: 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp',
+      pay_to: SOL_PAY,
+      asset: SOL_USDC,
+      verifiability: 'other_rail',
+      seller_address: null,
+    });
+    expect(byUrl['https://a.example.com/sol2']).toMatchObject({
+      network: 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp',
+      verifiability: 'other_rail',
+      seller_address: null,
+    });
+    expect(byUrl['https://a.example.com/weth']).toMatchObject({
+      canonical_network: 'eip155:8453',
+      verifiability: 'other_rail',
+      seller_address: null,
+    });
   });
 
   it('behavior: a `:name` placeholder URL is kept as given, listing_id over the raw text', () => {
@@ -149,21 +215,33 @@ describe('buildCatalog', () => {
   it('behavior: zero and very large amounts are readable', () => {
     const { listings, rejects } = build([
       v1(URL_A, { maxAmountRequired: '0' }),
-      v1('https://a.example.com/big', { maxAmountRequired: '115792089237316195423570985008687907853269984665640564039457584007913129639935' }),
+      v1('https://a.example.com/big', {
+        maxAmountRequired: '115792089237316195423570985008687907853269984665640564039457584007913129639935',
+      }),
     ]);
     expect([listings.length, rejects.length]).toEqual([2, 0]);
   });
 
   it('behavior: title, description and category follow the contract precedence', () => {
-    const item = v2(URL_A, { description: 'accept text' }, {
-      serviceName: '  ', metadata: { title: 'Meta title', description: 'meta text', category: 'Not-A-Category' },
-      extensions: { bazaar: { info: { title: 'Bazaar title', category: 'x' } } },
-      tags: ['fast', ' Search-Retrieval ', 'inference'],
-    });
+    const item = v2(
+      URL_A,
+      { description: 'accept text' },
+      {
+        serviceName: '  ',
+        metadata: { title: 'Meta title', description: 'meta text', category: 'Not-A-Category' },
+        extensions: { bazaar: { info: { title: 'Bazaar title', category: 'x' } } },
+        tags: ['fast', ' Search-Retrieval ', 'inference'],
+      },
+    );
     const [listing] = build([item]).listings;
     // serviceName is blank, so metadata.title; the item has no description, so the accept's;
     // the first candidate naming one of the 11 is the second tag.
-    expect(listing).toMatchObject({ title: 'Meta title', description: 'accept text', category: 'search-retrieval', category_source: 'seller_asserted' });
+    expect(listing).toMatchObject({
+      title: 'Meta title',
+      description: 'accept text',
+      category: 'search-retrieval',
+      category_source: 'seller_asserted',
+    });
     const [plain] = build([v1(URL_A, { description: 'Generate an image from a prompt' })]).listings;
     expect(plain).toMatchObject({ title: null, category: 'media-generation', category_source: 'auto' });
   });
@@ -171,7 +249,11 @@ describe('buildCatalog', () => {
   it('args: USDC_ADDRESS and CHAIN_ID decide what counts as base_usdc', () => {
     const local = '0x5fbdb2315678afecb367f032d93f642f64180aa3';
     const items = [v2(URL_A, { network: 'eip155:31337', asset: local })];
-    const catalog = buildCatalog(items, { source: 't', fetchedAt: new Date(0) }, { chainId: 31337, usdcAddress: local });
+    const catalog = buildCatalog(
+      items,
+      { source: 't', fetchedAt: new Date(0) },
+      { chainId: 31337, usdcAddress: local },
+    );
     expect(catalog.listings[0]).toMatchObject({ verifiability: 'base_usdc', seller_address: PAY.toLowerCase() });
     expect(build(items).listings[0]).toMatchObject({ verifiability: 'other_rail', seller_address: null });
   });
@@ -182,7 +264,9 @@ describe('buildCatalog', () => {
   });
 
   it('behavior: listings are sorted by listing_id and lastUpdated may be a unix number', () => {
-    const items = ['a', 'b', 'c', 'd'].map((p, i) => v1(`https://a.example.com/${p}`, {}, { lastUpdated: 1767139200 + i }));
+    const items = ['a', 'b', 'c', 'd'].map((p, i) =>
+      v1(`https://a.example.com/${p}`, {}, { lastUpdated: 1767139200 + i }),
+    );
     const ids = build(items).listings.map((l) => l.listing_id);
     expect(ids).toEqual([...ids].sort());
     expect(ids).toHaveLength(4);

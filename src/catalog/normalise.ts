@@ -104,7 +104,12 @@ export function normaliseItem(
   if (item.accepts === null || item.accepts === undefined) return rejectItem('accepts_missing', 'accepts: not given');
   if (item.accepts.length === 0) return rejectItem('accepts_empty', 'accepts: empty list');
 
-  const title = nonEmpty(item.serviceName, item.metadata?.title, item.metadata?.name, item.extensions?.bazaar?.info?.title);
+  const title = nonEmpty(
+    item.serviceName,
+    item.metadata?.title,
+    item.metadata?.name,
+    item.extensions?.bazaar?.info?.title,
+  );
   const asserted = sellerAssertedCategory([
     item.metadata?.category,
     item.extensions?.bazaar?.info?.category,
@@ -128,9 +133,7 @@ export function normaliseItem(
   return { candidates, rejects };
 }
 
-type AcceptResult =
-  | Omit<Listing, 'item_index' | 'accept_index'>
-  | { reason: RejectReason; detail: string };
+type AcceptResult = Omit<Listing, 'item_index' | 'accept_index'> | { reason: RejectReason; detail: string };
 
 function normaliseAccept(
   raw: unknown,
@@ -151,9 +154,13 @@ function normaliseAccept(
   }
   const canonicalNet = canonicalNetwork(network);
   if (canonicalNet === null) {
-    return { reason: 'network_unknown', detail: `network: ${describeValue(network)} is neither an x402 v1 name nor CAIP-2` };
+    return {
+      reason: 'network_unknown',
+      detail: `network: ${describeValue(network)} is neither an x402 v1 name nor CAIP-2`,
+    };
   }
-  if (accept.payTo === null || accept.payTo === undefined) return { reason: 'pay_to_missing', detail: 'payTo: not given' };
+  if (accept.payTo === null || accept.payTo === undefined)
+    return { reason: 'pay_to_missing', detail: 'payTo: not given' };
   if (accept.payTo.trim() === '') return { reason: 'pay_to_empty', detail: 'payTo: empty string' };
   if (accept.asset === null || accept.asset === undefined || accept.asset.trim() === '') {
     return { reason: 'asset_missing', detail: 'asset: not given' };
@@ -166,7 +173,10 @@ function normaliseAccept(
   const amount = accept[amountField];
   if (amount === null || amount === undefined) return { reason: 'amount_missing', detail: `${amountField}: not given` };
   if (typeof amount !== 'string' || !DECIMAL.test(amount)) {
-    return { reason: 'amount_not_decimal', detail: `${amountField}: ${describeValue(amount)} is not a string of decimal digits` };
+    return {
+      reason: 'amount_not_decimal',
+      detail: `${amountField}: ${describeValue(amount)} is not a string of decimal digits`,
+    };
   }
 
   const payTo = canonicalPayTo(accept.payTo);

@@ -7,10 +7,14 @@ import { buildCatalog, countRejects } from './build.ts';
 
 const CRAWL = path.join(projectRoot, 'fixtures/catalog/bazaar-catalog-2025-12-31.json');
 const items = (JSON.parse(readFileSync(CRAWL, 'utf8')) as { resources: unknown[] }).resources;
-const catalog = buildCatalog(items, { source: 'bazaar-catalog-2025-12-31.json', fetchedAt: new Date(0) }, {
-  chainId: BASE_CHAIN_ID,
-  usdcAddress: BASE_USDC,
-});
+const catalog = buildCatalog(
+  items,
+  { source: 'bazaar-catalog-2025-12-31.json', fetchedAt: new Date(0) },
+  {
+    chainId: BASE_CHAIN_ID,
+    usdcAddress: BASE_USDC,
+  },
+);
 
 /*
  * Expected numbers come from fixtures/catalog/derive_counts.py, a separate Python script written
@@ -37,12 +41,16 @@ describe('real crawl 2025-12-31', () => {
   it('behavior: rejects counted by reason, each one an item or accept the script found', () => {
     expect(countRejects(catalog.rejects)).toEqual({ pay_to_empty: 3, resource_not_https: 40 });
     // The three empty payTo accepts, found by grepping the crawl for "payTo": "".
-    expect(catalog.rejects.filter((r) => r.reason === 'pay_to_empty').map((r) => [r.item_index, r.accept_index])).toEqual([
+    expect(
+      catalog.rejects.filter((r) => r.reason === 'pay_to_empty').map((r) => [r.item_index, r.accept_index]),
+    ).toEqual([
       [603, 0],
       [1394, 0],
       [1395, 0],
     ]);
-    expect(catalog.rejects.filter((r) => r.reason === 'resource_not_https').every((r) => r.accept_index === null)).toBe(true);
+    expect(catalog.rejects.filter((r) => r.reason === 'resource_not_https').every((r) => r.accept_index === null)).toBe(
+      true,
+    );
   });
 
   it('behavior: dedupes keep the accept with the latest lastUpdated', () => {
@@ -56,7 +64,8 @@ describe('real crawl 2025-12-31', () => {
 
   it('behavior: no seller has more than 50 listings', () => {
     const perSeller = new Map<string, number>();
-    for (const l of catalog.listings) if (l.seller_address) perSeller.set(l.seller_address, (perSeller.get(l.seller_address) ?? 0) + 1);
+    for (const l of catalog.listings)
+      if (l.seller_address) perSeller.set(l.seller_address, (perSeller.get(l.seller_address) ?? 0) + 1);
     expect([...perSeller.values()].filter((n) => n > 50)).toHaveLength(0);
     expect(Math.max(...perSeller.values())).toBe(47);
   });

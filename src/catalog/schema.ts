@@ -23,7 +23,9 @@ export const ItemSchema = z.looseObject({
   tags: z.array(z.string()).nullish(),
   metadata: z.looseObject({ title: text, name: text, description: text, category: text }).nullish(),
   extensions: z
-    .looseObject({ bazaar: z.looseObject({ info: z.looseObject({ title: text, category: text }).nullish() }).nullish() })
+    .looseObject({
+      bazaar: z.looseObject({ info: z.looseObject({ title: text, category: text }).nullish() }).nullish(),
+    })
     .nullish(),
 });
 export type ItemShape = z.output<typeof ItemSchema>;

@@ -16,8 +16,20 @@ const OPTIONS = { chainId: BASE_CHAIN_ID, usdcAddress: BASE_USDC };
 const PAY = '0x3d054a66d0c2a3db1e13eb5ea2e29893aba5e5eb';
 // Seven distinct base USDC items: three pages of 3, 3 and 1 at pageSize 3.
 const ITEMS = Array.from({ length: 7 }, (_, i) => ({
-  x402Version: 2, type: 'http', resource: `https://svc${i}.example.com/api`, lastUpdated: '2025-12-01T00:00:00Z',
-  accepts: [{ scheme: 'exact', network: 'eip155:8453', amount: String(1000 * (i + 1)), payTo: PAY, asset: BASE_USDC, maxTimeoutSeconds: 60 }],
+  x402Version: 2,
+  type: 'http',
+  resource: `https://svc${i}.example.com/api`,
+  lastUpdated: '2025-12-01T00:00:00Z',
+  accepts: [
+    {
+      scheme: 'exact',
+      network: 'eip155:8453',
+      amount: String(1000 * (i + 1)),
+      payTo: PAY,
+      asset: BASE_USDC,
+      maxTimeoutSeconds: 60,
+    },
+  ],
 }));
 
 type Handler = (offset: number, limit: number, req: IncomingMessage, res: ServerResponse) => void;
@@ -28,7 +40,13 @@ const seen: string[] = [];
 
 function page(res: ServerResponse, offset: number, limit: number, total = ITEMS.length) {
   res.writeHead(200, { 'content-type': 'application/json' });
-  res.end(JSON.stringify({ x402Version: 2, items: ITEMS.slice(offset, offset + limit), pagination: { limit, offset, total } }));
+  res.end(
+    JSON.stringify({
+      x402Version: 2,
+      items: ITEMS.slice(offset, offset + limit),
+      pagination: { limit, offset, total },
+    }),
+  );
 }
 
 beforeAll(async () => {
@@ -94,7 +112,9 @@ describe('readCatalog over HTTP', () => {
       page(res, offset, limit);
     };
     const { delays, sleep } = recorder();
-    const error = await readCatalog(base, { ...OPTIONS, pageSize: 3, maxAttempts: 4, retryBaseMs: 100, sleep }).catch((e: unknown) => e);
+    const error = await readCatalog(base, { ...OPTIONS, pageSize: 3, maxAttempts: 4, retryBaseMs: 100, sleep }).catch(
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(TemporaryError);
     expect(isTemporary(error)).toBe(true);
     expect(delays).toEqual([100, 200, 400]);
@@ -111,7 +131,9 @@ describe('readCatalog over HTTP', () => {
       page(res, offset, limit);
     };
     const { delays, sleep } = recorder();
-    const error = await readCatalog(base, { ...OPTIONS, pageSize: 3, maxAttempts: 3, retryBaseMs: 1, sleep }).catch((e: unknown) => e);
+    const error = await readCatalog(base, { ...OPTIONS, pageSize: 3, maxAttempts: 3, retryBaseMs: 1, sleep }).catch(
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(TemporaryError);
     expect(delays).toHaveLength(2);
   });
@@ -119,7 +141,9 @@ describe('readCatalog over HTTP', () => {
   it('error: no answer within the timeout is temporary', async () => {
     handler = () => {}; // never answers
     const { sleep } = recorder();
-    const error = await readCatalog(base, { ...OPTIONS, timeoutMs: 100, maxAttempts: 2, sleep }).catch((e: unknown) => e);
+    const error = await readCatalog(base, { ...OPTIONS, timeoutMs: 100, maxAttempts: 2, sleep }).catch(
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(TemporaryError);
     expect((error as Error).message).toContain('no answer within 100 ms');
   });
@@ -157,7 +181,8 @@ describe.each(backends())('ingestCatalog on $backend', ({ backend }) => {
     database = await freshDatabase(backend);
   });
   afterAll(async () => database.close());
-  const snapshots = async () => (await database.db.selectFrom('catalog_snapshots').select('snapshot_id').execute()).length;
+  const snapshots = async () =>
+    (await database.db.selectFrom('catalog_snapshots').select('snapshot_id').execute()).length;
 
   it('error: a source failing mid-way stores nothing', async () => {
     const before = await snapshots();
@@ -166,7 +191,9 @@ describe.each(backends())('ingestCatalog on $backend', ({ backend }) => {
       page(res, offset, limit);
     };
     const { sleep } = recorder();
-    await expect(ingestCatalog(database.db, base, { ...OPTIONS, pageSize: 3, maxAttempts: 2, sleep })).rejects.toBeInstanceOf(TemporaryError);
+    await expect(
+      ingestCatalog(database.db, base, { ...OPTIONS, pageSize: 3, maxAttempts: 2, sleep }),
+    ).rejects.toBeInstanceOf(TemporaryError);
     expect(await snapshots()).toBe(before);
   });
 
@@ -175,7 +202,11 @@ describe.each(backends())('ingestCatalog on $backend', ({ backend }) => {
     handler = (offset, limit, _req, res) => page(res, offset, limit);
     const { snapshotId, catalog } = await ingestCatalog(database.db, base, { ...OPTIONS, pageSize: 1000 });
     expect(await snapshots()).toBe(before + 1);
-    const snapshot = await database.db.selectFrom('catalog_snapshots').selectAll().where('snapshot_id', '=', snapshotId).executeTakeFirstOrThrow();
+    const snapshot = await database.db
+      .selectFrom('catalog_snapshots')
+      .selectAll()
+      .where('snapshot_id', '=', snapshotId)
+      .executeTakeFirstOrThrow();
     expect([snapshot.items_count, snapshot.listings_count, snapshot.rejected_count]).toEqual([7, 7, 0]);
     expect(snapshot.sha256).toBe(catalog.sha256);
   });

@@ -78,7 +78,14 @@ export async function readCatalog(source: string, options: ReadCatalogOptions): 
   const shown = isUrl ? redactUrl(source) : path.basename(source);
   const catalog = buildCatalog(items, { source: shown, fetchedAt }, options);
   log.info(
-    { source: shown, items: items.length, listings: catalog.listings.length, rejected: catalog.rejects.length, duplicates: catalog.duplicates.length, sha256: catalog.sha256 },
+    {
+      source: shown,
+      items: items.length,
+      listings: catalog.listings.length,
+      rejected: catalog.rejects.length,
+      duplicates: catalog.duplicates.length,
+      sha256: catalog.sha256,
+    },
     'catalog read',
   );
   return catalog;
@@ -90,16 +97,24 @@ async function readFileItems(file: string, log: Logger): Promise<unknown[]> {
   try {
     json = JSON.parse(await readFile(file, 'utf8'));
   } catch (error) {
-    throw new TallyError(`cannot read catalog file ${name}: not a readable JSON file`, { details: { file: name }, cause: error });
+    throw new TallyError(`cannot read catalog file ${name}: not a readable JSON file`, {
+      details: { file: name },
+      cause: error,
+    });
   }
   const doc = parseCatalogDocument(json);
   if (!doc) {
-    throw new TallyError(`catalog file ${name} is not a discovery page, a crawl wrapper {resources} or an array of items`, {
-      details: { file: name },
-    });
+    throw new TallyError(
+      `catalog file ${name} is not a discovery page, a crawl wrapper {resources} or an array of items`,
+      {
+        details: { file: name },
+      },
+    );
   }
   if (doc.partial) {
-    throw new TallyError(`catalog file ${name} is marked partial: it is not a whole catalog`, { details: { file: name } });
+    throw new TallyError(`catalog file ${name} is marked partial: it is not a whole catalog`, {
+      details: { file: name },
+    });
   }
   if (doc.total !== null && doc.total !== doc.items.length) {
     // One page saved to a file is a legitimate input; say that it is not the whole catalog.
@@ -136,20 +151,31 @@ async function readPages(source: string, options: ReadCatalogOptions): Promise<u
     }
     items.push(...doc.items);
     total = doc.total;
-    log.debug({ source: shown, offset: items.length - doc.items.length, items: doc.items.length, total }, 'catalog page');
+    log.debug(
+      { source: shown, offset: items.length - doc.items.length, items: doc.items.length, total },
+      'catalog page',
+    );
     // Without a total, a short page is the last one; "short" against the limit the server says it
     // applied, since it may cap the one asked for.
-    const done = total !== null ? items.length >= total || doc.items.length === 0 : doc.items.length < (doc.limit ?? pageSize) || doc.items.length === 0;
+    const done =
+      total !== null
+        ? items.length >= total || doc.items.length === 0
+        : doc.items.length < (doc.limit ?? pageSize) || doc.items.length === 0;
     if (done) {
       if (total !== null && items.length !== total) {
         // The catalog changed between pages (items shifted in or out): what we hold is not one
         // consistent catalog, so the run is retried later rather than built on it.
-        throw new TemporaryError(`catalog source ${shown} changed while it was read (${items.length} items read, ${total} announced); run again later`, {
-          details: { source: shown, read: items.length, total },
-        });
+        throw new TemporaryError(
+          `catalog source ${shown} changed while it was read (${items.length} items read, ${total} announced); run again later`,
+          {
+            details: { source: shown, read: items.length, total },
+          },
+        );
       }
       return items;
     }
   }
-  throw new TallyError(`catalog source ${shown} did not finish within ${MAX_PAGES} pages`, { details: { source: shown } });
+  throw new TallyError(`catalog source ${shown} did not finish within ${MAX_PAGES} pages`, {
+    details: { source: shown },
+  });
 }

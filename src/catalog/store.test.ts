@@ -11,7 +11,11 @@ import { loadCatalogSnapshot, storeCatalogSnapshot } from './store.ts';
 const CRAWL = path.join(projectRoot, 'fixtures/catalog/bazaar-catalog-2025-12-31.json');
 const items = (JSON.parse(readFileSync(CRAWL, 'utf8')) as { resources: unknown[] }).resources;
 const fetchedAt = new Date('2025-12-31T00:34:27.045Z');
-const catalog = buildCatalog(items, { source: 'bazaar-catalog-2025-12-31.json', fetchedAt }, { chainId: BASE_CHAIN_ID, usdcAddress: BASE_USDC });
+const catalog = buildCatalog(
+  items,
+  { source: 'bazaar-catalog-2025-12-31.json', fetchedAt },
+  { chainId: BASE_CHAIN_ID, usdcAddress: BASE_USDC },
+);
 
 describe.each(backends())('catalog snapshot on $backend', ({ backend }) => {
   let database: TestDatabase;
@@ -25,7 +29,15 @@ describe.each(backends())('catalog snapshot on $backend', ({ backend }) => {
     const db = database.db;
     const counts = await Promise.all(
       (['catalog_items', 'catalog_listings', 'catalog_rejects'] as const).map(async (t) =>
-        Number((await db.selectFrom(t).select((eb) => eb.fn.countAll<string>().as('n')).where('snapshot_id', '=', id).executeTakeFirstOrThrow()).n),
+        Number(
+          (
+            await db
+              .selectFrom(t)
+              .select((eb) => eb.fn.countAll<string>().as('n'))
+              .where('snapshot_id', '=', id)
+              .executeTakeFirstOrThrow()
+          ).n,
+        ),
       ),
     );
     // 1,400 items, 1,363 listings, 43 rejects: fixtures/catalog/derive_counts.py.
@@ -41,9 +53,19 @@ describe.each(backends())('catalog snapshot on $backend', ({ backend }) => {
 
   it('behavior: listings and rejects keep their nulls and values', async () => {
     const id = await storeCatalogSnapshot(database.db, catalog);
-    const listings = await database.db.selectFrom('catalog_listings').selectAll().where('snapshot_id', '=', id).orderBy('listing_id').execute();
+    const listings = await database.db
+      .selectFrom('catalog_listings')
+      .selectAll()
+      .where('snapshot_id', '=', id)
+      .orderBy('listing_id')
+      .execute();
     expect(listings.map(({ snapshot_id: _, ...rest }) => rest)).toEqual(catalog.listings);
-    const rejects = await database.db.selectFrom('catalog_rejects').selectAll().where('snapshot_id', '=', id).orderBy('reject_index').execute();
+    const rejects = await database.db
+      .selectFrom('catalog_rejects')
+      .selectAll()
+      .where('snapshot_id', '=', id)
+      .orderBy('reject_index')
+      .execute();
     expect(rejects.map((r) => [r.reject_index, r.item_index, r.accept_index, r.reason])).toEqual(
       catalog.rejects.map((r, i) => [i, r.item_index, r.accept_index, r.reason]),
     );
@@ -51,12 +73,19 @@ describe.each(backends())('catalog snapshot on $backend', ({ backend }) => {
 
   it('behavior: an unchanged catalog is not stored again; a changed one is', async () => {
     const first = await storeCatalogSnapshot(database.db, catalog);
-    const count = async () => (await database.db.selectFrom('catalog_snapshots').select('snapshot_id').execute()).length;
+    const count = async () =>
+      (await database.db.selectFrom('catalog_snapshots').select('snapshot_id').execute()).length;
     const before = await count();
-    expect(await storeCatalogSnapshot(database.db, { ...catalog, fetchedAt: new Date('2026-01-01T00:00:00Z') })).toBe(first);
+    expect(await storeCatalogSnapshot(database.db, { ...catalog, fetchedAt: new Date('2026-01-01T00:00:00Z') })).toBe(
+      first,
+    );
     expect(await count()).toBe(before);
     // the same items read as another chain's: no listing is base_usdc, so it is another snapshot
-    const other = buildCatalog(items, { source: 'bazaar-catalog-2025-12-31.json', fetchedAt }, { chainId: 1, usdcAddress: BASE_USDC });
+    const other = buildCatalog(
+      items,
+      { source: 'bazaar-catalog-2025-12-31.json', fetchedAt },
+      { chainId: 1, usdcAddress: BASE_USDC },
+    );
     expect(other.sha256).toBe(catalog.sha256);
     const changed = await storeCatalogSnapshot(database.db, other);
     expect(changed).toBeGreaterThan(first);
@@ -72,7 +101,15 @@ describe.each(backends())('catalog snapshot on $backend', ({ backend }) => {
     await expect(storeCatalogSnapshot(database.db, broken)).rejects.toThrow();
     const after = await database.db.selectFrom('catalog_snapshots').select('snapshot_id').execute();
     expect(after).toEqual(before);
-    const orphans = await database.db.selectFrom('catalog_items').select('snapshot_id').where('snapshot_id', 'not in', before.map((r) => r.snapshot_id)).execute();
+    const orphans = await database.db
+      .selectFrom('catalog_items')
+      .select('snapshot_id')
+      .where(
+        'snapshot_id',
+        'not in',
+        before.map((r) => r.snapshot_id),
+      )
+      .execute();
     expect(orphans).toEqual([]);
   });
 

@@ -111,12 +111,20 @@ export async function loadCatalogSnapshot(
     .select(['sha256', 'source', 'fetched_at', 'items_count'])
     .where('snapshot_id', '=', snapshotId)
     .executeTakeFirst();
-  if (!snapshot) throw new TallyError(`catalog snapshot ${snapshotId} does not exist`, { details: { snapshotId: String(snapshotId) } });
+  if (!snapshot)
+    throw new TallyError(`catalog snapshot ${snapshotId} does not exist`, {
+      details: { snapshotId: String(snapshotId) },
+    });
   const rows = await db
     .selectFrom('catalog_items')
     .select('item_json')
     .where('snapshot_id', '=', snapshotId)
     .orderBy('item_index')
     .execute();
-  return { itemLines: rows.map((r) => r.item_json), sha256: snapshot.sha256, source: snapshot.source, fetchedAt: snapshot.fetched_at };
+  return {
+    itemLines: rows.map((r) => r.item_json),
+    sha256: snapshot.sha256,
+    source: snapshot.source,
+    fetchedAt: snapshot.fetched_at,
+  };
 }

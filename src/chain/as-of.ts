@@ -21,7 +21,10 @@ export async function resolveAsOf(
   else if (options.confirmations !== undefined) {
     const latest = await getBlockHeader(client, 'latest', { signal: options.signal });
     const target = latest.number - BigInt(options.confirmations);
-    if (target < 0n) throw new TallyError(`the chain has ${latest.number + 1n} blocks, fewer than ${options.confirmations} confirmations`);
+    if (target < 0n)
+      throw new TallyError(
+        `the chain has ${latest.number + 1n} blocks, fewer than ${options.confirmations} confirmations`,
+      );
     ref = target;
   }
   const header = await getBlockHeader(client, ref, { signal: options.signal });

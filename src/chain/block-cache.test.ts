@@ -5,10 +5,19 @@ import type { ChainClient } from './client.ts';
 /** A client that answers eth_getBlockByNumber for any number and counts the calls. */
 function countingClient(): { client: ChainClient; calls: () => number } {
   let calls = 0;
-  const request = async (_method: string, params: readonly unknown[], options?: { validate?: (r: unknown) => unknown }) => {
+  const request = async (
+    _method: string,
+    params: readonly unknown[],
+    options?: { validate?: (r: unknown) => unknown },
+  ) => {
     calls++;
     const n = BigInt(params[0] as string);
-    const block = { number: `0x${n.toString(16)}`, hash: `0x${n.toString(16).padStart(64, 'a')}`, parentHash: `0x${'0'.repeat(64)}`, timestamp: `0x${(1000n + n).toString(16)}` };
+    const block = {
+      number: `0x${n.toString(16)}`,
+      hash: `0x${n.toString(16).padStart(64, 'a')}`,
+      parentHash: `0x${'0'.repeat(64)}`,
+      timestamp: `0x${(1000n + n).toString(16)}`,
+    };
     return options?.validate ? options.validate(block) : block;
   };
   return { client: { request } as unknown as ChainClient, calls: () => calls };

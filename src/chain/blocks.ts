@@ -19,9 +19,11 @@ export async function getBlockHeader(
   return client.request('eth_getBlockByNumber', [tag, false], {
     signal: options.signal,
     validate: (raw) => {
-      if (raw === null || raw === undefined) throw new InvalidResponseError('eth_getBlockByNumber returned null', { block: tag });
+      if (raw === null || raw === undefined)
+        throw new InvalidResponseError('eth_getBlockByNumber returned null', { block: tag });
       const parsed = RpcBlockSchema.safeParse(raw);
-      if (!parsed.success) throw new InvalidResponseError('eth_getBlockByNumber returned a malformed block', { block: tag });
+      if (!parsed.success)
+        throw new InvalidResponseError('eth_getBlockByNumber returned a malformed block', { block: tag });
       const header: BlockHeader = {
         number: BigInt(parsed.data.number),
         hash: parsed.data.hash.toLowerCase() as Hex,
@@ -43,7 +45,11 @@ export async function getBlockHeader(
  * The canonical header at a number, or null when the node has no block there. For reorg
  * checks, where "no such block" is an answer rather than an inconsistency.
  */
-export async function getCanonicalHeader(client: ChainClient, number: bigint, signal?: AbortSignal): Promise<BlockHeader | null> {
+export async function getCanonicalHeader(
+  client: ChainClient,
+  number: bigint,
+  signal?: AbortSignal,
+): Promise<BlockHeader | null> {
   const raw = await client.request('eth_getBlockByNumber', [`0x${number.toString(16)}`, false], { signal });
   if (raw === null) return null;
   const parsed = RpcBlockSchema.safeParse(raw);

@@ -42,7 +42,9 @@ describe('createChainClient', () => {
     const error = await client.request('eth_chainId', []).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(TemporaryError);
     expect(failing.hits).toBe(3);
-    expect(JSON.stringify({ m: (error as Error).message, d: (error as TemporaryError).details })).not.toContain('SECRETKEY');
+    expect(JSON.stringify({ m: (error as Error).message, d: (error as TemporaryError).details })).not.toContain(
+      'SECRETKEY',
+    );
     expect(client.hosts[0]).toBe(`${new URL(failing.url).origin}/…`);
   });
 

@@ -52,9 +52,12 @@ export interface ChainClient {
  */
 export class ChainIdMismatchError extends TallyError {
   constructor(host: string, expected: number, served: number) {
-    super(`RPC_URL ${host} serves chain id ${served}, but CHAIN_ID is ${expected}; point RPC_URL at a node of chain ${expected} (or set CHAIN_ID)`, {
-      details: { host, expected, served },
-    });
+    super(
+      `RPC_URL ${host} serves chain id ${served}, but CHAIN_ID is ${expected}; point RPC_URL at a node of chain ${expected} (or set CHAIN_ID)`,
+      {
+        details: { host, expected, served },
+      },
+    );
   }
 }
 
@@ -73,7 +76,11 @@ export function createChainClient(options: ChainClientOptions): ChainClient {
   const retryDelayMs = options.retryDelayMs ?? 250;
   const log = options.log ?? silentLogger;
   const fetchFn = createNodeFetch();
-  const transports = urls.map((url) => http(url, { retryCount: 0, timeout, fetchFn, maxResponseBodySize: false })({ retryCount: 0 }).request as EIP1193RequestFn);
+  const transports = urls.map(
+    (url) =>
+      http(url, { retryCount: 0, timeout, fetchFn, maxResponseBodySize: false })({ retryCount: 0 })
+        .request as EIP1193RequestFn,
+  );
   const checked: (Promise<void> | undefined)[] = urls.map(() => undefined);
 
   /** Resolves once URL i is known to serve options.chainId; a failed check is tried again next time. */
@@ -98,7 +105,10 @@ export function createChainClient(options: ChainClientOptions): ChainClient {
         ro.signal?.throwIfAborted();
         try {
           await checkChainId(i, ro.signal);
-          const result = await transports[i]!({ method, params } as never, ro.signal ? { signal: ro.signal } : undefined);
+          const result = await transports[i]!(
+            { method, params } as never,
+            ro.signal ? { signal: ro.signal } : undefined,
+          );
           return ro.validate ? ro.validate(result) : (result as T);
         } catch (error) {
           ro.signal?.throwIfAborted();
@@ -115,9 +125,12 @@ export function createChainClient(options: ChainClientOptions): ChainClient {
         }
       }
       if (round >= retryCount) {
-        throw new TemporaryError(`RPC unreachable after ${round + 1} rounds over ${hosts.length} URL(s): ${describeError(last, urls)}`, {
-          details: { hosts, method },
-        });
+        throw new TemporaryError(
+          `RPC unreachable after ${round + 1} rounds over ${hosts.length} URL(s): ${describeError(last, urls)}`,
+          {
+            details: { hosts, method },
+          },
+        );
       }
       const backoff = Math.min(retryDelayMs * 2 ** round, 10_000) * (0.75 + Math.random() * 0.5);
       await sleep(Math.max(waitMs, backoff), ro.signal);
@@ -125,7 +138,10 @@ export function createChainClient(options: ChainClientOptions): ChainClient {
   }
 
   const viem = createPublicClient({
-    transport: custom({ request: ({ method, params }) => request(method, (params as unknown[]) ?? []) }, { retryCount: 0 }),
+    transport: custom(
+      { request: ({ method, params }) => request(method, (params as unknown[]) ?? []) },
+      { retryCount: 0 },
+    ),
   }) as PublicClient;
   return { chainId: options.chainId, hosts, request, viem };
 }
@@ -144,4 +160,3 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
     signal?.addEventListener('abort', onAbort, { once: true });
   });
 }
-

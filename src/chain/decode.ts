@@ -8,7 +8,8 @@ import type { AuthorizationLog, Hex, TransferLog } from './types.ts';
 
 function indexedAddress(log: RpcLog, i: number): Hex {
   const a = topicAddress(log.topics[i]!);
-  if (a === undefined) throw new InvalidResponseError('indexed address topic with non-zero padding', { tx: log.transactionHash });
+  if (a === undefined)
+    throw new InvalidResponseError('indexed address topic with non-zero padding', { tx: log.transactionHash });
   return a;
 }
 

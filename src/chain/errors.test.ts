@@ -1,10 +1,18 @@
 import { getLogsRetryHelper } from '@ponder/utils';
 import { HttpRequestError, RpcRequestError, TimeoutError } from 'viem';
 import { describe, expect, it } from 'vitest';
-import { asRangeError, describeError, InvalidResponseError, RangeTooLargeError, retryAfterMs, shouldRetry } from './errors.ts';
+import {
+  asRangeError,
+  describeError,
+  InvalidResponseError,
+  RangeTooLargeError,
+  retryAfterMs,
+  shouldRetry,
+} from './errors.ts';
 
 const url = 'https://base-mainnet.g.alchemy.com/v2/SECRETKEY123';
-const http = (status: number, headers: Record<string, string> = {}) => new HttpRequestError({ url, status, headers: new Headers(headers), details: 'x' });
+const http = (status: number, headers: Record<string, string> = {}) =>
+  new HttpRequestError({ url, status, headers: new Headers(headers), details: 'x' });
 const rpc = (code: number, message: string) => new RpcRequestError({ url, body: {}, error: { code, message } });
 const params = { fromBlock: '0x0' as const, toBlock: '0x270f' as const };
 

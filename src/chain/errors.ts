@@ -9,7 +9,10 @@ import { UnsupportedProtocolError } from './node-fetch.ts';
  * block). The node may answer correctly next time, so the retry layer retries it.
  */
 export class InvalidResponseError extends Error {
-  constructor(message: string, readonly details: Record<string, unknown> = {}) {
+  constructor(
+    message: string,
+    readonly details: Record<string, unknown> = {},
+  ) {
     super(message);
     this.name = 'InvalidResponseError';
   }
@@ -21,7 +24,10 @@ export class InvalidResponseError extends Error {
  * the provider suggested, when it said so.
  */
 export class RangeTooLargeError extends Error {
-  constructor(readonly maxSpan: bigint | undefined, message: string) {
+  constructor(
+    readonly maxSpan: bigint | undefined,
+    message: string,
+  ) {
     super(message);
     this.name = 'RangeTooLargeError';
   }
@@ -30,10 +36,9 @@ export class RangeTooLargeError extends Error {
 /** The HTTP status of an error from the viem transport, when the node answered at all. */
 export function httpStatus(error: unknown): number | undefined {
   if (!(error instanceof BaseError)) return undefined;
-  const found = error.walk((e) => (e instanceof HttpRequestError || e instanceof RpcRequestError) && e.status !== undefined) as
-    | HttpRequestError
-    | RpcRequestError
-    | null;
+  const found = error.walk(
+    (e) => (e instanceof HttpRequestError || e instanceof RpcRequestError) && e.status !== undefined,
+  ) as HttpRequestError | RpcRequestError | null;
   return found?.status;
 }
 
@@ -51,10 +56,9 @@ export function rpcCode(error: unknown): number | undefined {
 export function retryAfterMs(error: unknown, now = Date.now(), capMs = 60_000): number | undefined {
   if (!(error instanceof BaseError)) return undefined;
   // A JSON-RPC error body sent with a non-2xx status arrives as RpcRequestError, with headers.
-  const found = error.walk((e) => (e instanceof HttpRequestError || e instanceof RpcRequestError) && e.headers !== undefined) as
-    | HttpRequestError
-    | RpcRequestError
-    | null;
+  const found = error.walk(
+    (e) => (e instanceof HttpRequestError || e instanceof RpcRequestError) && e.headers !== undefined,
+  ) as HttpRequestError | RpcRequestError | null;
   const header = found?.headers?.get('retry-after');
   if (!header) return undefined;
   const trimmed = header.trim();
@@ -70,7 +74,8 @@ export function retryAfterMs(error: unknown, now = Date.now(), capMs = 60_000): 
 
 // Texts providers use when a getLogs range or result is too large and that getLogsRetryHelper
 // does not recognise; iterateLogs-style halving handles them.
-const RANGE_TEXT = /block range|range (is )?too (large|wide|big)|too many (blocks|results|logs)|more than \d+ (results|logs)|response size|exceeds? (the )?(max|limit)/i;
+const RANGE_TEXT =
+  /block range|range (is )?too (large|wide|big)|too many (blocks|results|logs)|more than \d+ (results|logs)|response size|exceeds? (the )?(max|limit)/i;
 
 /**
  * Whether a failed eth_getLogs asked for a smaller range; returns the error to throw instead
@@ -82,7 +87,8 @@ export function asRangeError(
 ): RangeTooLargeError | undefined {
   if (!(error instanceof BaseError)) return undefined;
   // An answer over the size limit (src/chain/node-fetch.ts): a smaller range gives a smaller one.
-  if (error.walk((e) => e instanceof ResponseBodyTooLargeError)) return new RangeTooLargeError(undefined, 'the answer exceeded the size limit');
+  if (error.walk((e) => e instanceof ResponseBodyTooLargeError))
+    return new RangeTooLargeError(undefined, 'the answer exceeded the size limit');
   const rpc = error.walk((e) => e instanceof RpcRequestError || typeof (e as { code?: unknown }).code === 'number');
   if (!rpc) return undefined;
   const helped = getLogsRetryHelper({ error: rpc as never, params: [params as never] });

@@ -36,7 +36,10 @@ export interface PaymentLogsRequest {
 
 /** Two responses (logs, headers) that disagree about a block: one of them is wrong. */
 class CrossCheckError extends Error {
-  constructor(readonly block: bigint, why: string) {
+  constructor(
+    readonly block: bigint,
+    why: string,
+  ) {
     super(`responses disagree about block ${block}: ${why}`);
   }
 }
@@ -91,7 +94,14 @@ async function readOnce(
     {
       address: usdc,
       topics: [TRANSFER_TOPIC, null, sellerTopics],
-      expect: { address: usdc, topic0: TRANSFER_TOPIC, topicCount: 3, dataBytes: 32, filter: { index: 2, topics: topicSetOf(sellerTopics) }, knownHashes },
+      expect: {
+        address: usdc,
+        topic0: TRANSFER_TOPIC,
+        topicCount: 3,
+        dataBytes: 32,
+        filter: { index: 2, topics: topicSetOf(sellerTopics) },
+        knownHashes,
+      },
       decode: decodeTransfer,
     },
     request.fromBlock,
@@ -127,7 +137,14 @@ async function readOnce(
           {
             address: usdc,
             topics: [AUTHORIZATION_USED_TOPIC, batch],
-            expect: { address: usdc, topic0: AUTHORIZATION_USED_TOPIC, topicCount: 3, dataBytes: 0, filter: { index: 1, topics: new Set(batch) }, knownHashes },
+            expect: {
+              address: usdc,
+              topic0: AUTHORIZATION_USED_TOPIC,
+              topicCount: 3,
+              dataBytes: 0,
+              filter: { index: 1, topics: new Set(batch) },
+              knownHashes,
+            },
             decode: decodeAuthorization,
           },
           group.from,
@@ -139,18 +156,21 @@ async function readOnce(
   }
   // Only authorizations of these transactions can make one of these transfers a payment.
   const authorizations: AuthorizationLog[] = [];
-  for (const batch of await Promise.all(authBatches)) for (const a of batch) if (txs.has(a.txHash)) authorizations.push(a);
+  for (const batch of await Promise.all(authBatches))
+    for (const a of batch) if (txs.has(a.txHash)) authorizations.push(a);
 
   // One hash and one timestamp per block across both responses.
   const hashes = new Map<bigint, Hex>();
   const times = new Map<bigint, bigint>();
   const note = (log: TransferLog | AuthorizationLog) => {
     const hash = hashes.get(log.blockNumber);
-    if (hash !== undefined && hash !== log.blockHash) throw new CrossCheckError(log.blockNumber, 'two block hashes in the logs');
+    if (hash !== undefined && hash !== log.blockHash)
+      throw new CrossCheckError(log.blockNumber, 'two block hashes in the logs');
     hashes.set(log.blockNumber, log.blockHash);
     if (log.blockTimestamp !== undefined) {
       const ts = times.get(log.blockNumber);
-      if (ts !== undefined && ts !== log.blockTimestamp) throw new CrossCheckError(log.blockNumber, 'two timestamps in the logs');
+      if (ts !== undefined && ts !== log.blockTimestamp)
+        throw new CrossCheckError(log.blockNumber, 'two timestamps in the logs');
       times.set(log.blockNumber, log.blockTimestamp);
     }
   };
@@ -164,9 +184,11 @@ async function readOnce(
   const blocks = new Map<bigint, BlockRecord>();
   for (const h of headers) {
     const logHash = hashes.get(h.number);
-    if (logHash !== undefined && logHash !== h.hash) throw new CrossCheckError(h.number, 'the logs disagree with the block hash');
+    if (logHash !== undefined && logHash !== h.hash)
+      throw new CrossCheckError(h.number, 'the logs disagree with the block hash');
     const logTime = times.get(h.number);
-    if (logTime !== undefined && logTime !== h.timestamp) throw new CrossCheckError(h.number, 'the logs disagree with the block timestamp');
+    if (logTime !== undefined && logTime !== h.timestamp)
+      throw new CrossCheckError(h.number, 'the logs disagree with the block timestamp');
     times.set(h.number, h.timestamp);
     blocks.set(h.number, { number: h.number, hash: h.hash, timestamp: h.timestamp });
   }

@@ -65,8 +65,10 @@ export async function getLogsAdaptive<T>(
       );
     } catch (error) {
       if (!(error instanceof RangeTooLargeError)) throw error;
-      if (size === 1n) throw new TallyError('the provider refuses eth_getLogs even for a single block', { cause: error });
-      const next = error.maxSpan !== undefined && error.maxSpan > 0n && error.maxSpan < size ? error.maxSpan : (size + 1n) / 2n;
+      if (size === 1n)
+        throw new TallyError('the provider refuses eth_getLogs even for a single block', { cause: error });
+      const next =
+        error.maxSpan !== undefined && error.maxSpan > 0n && error.maxSpan < size ? error.maxSpan : (size + 1n) / 2n;
       if (next < context.limit.span) context.limit.span = next;
       return fetchRange(from, to);
     }

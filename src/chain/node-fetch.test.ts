@@ -27,13 +27,29 @@ describe('createNodeFetch', () => {
   it('default: sends the method, headers and body, and returns status, headers and text', async () => {
     let seen: { method?: string; url?: string; type?: string; length?: string; body?: string } = {};
     const url = await serve((req, body, res) => {
-      seen = { method: req.method, url: req.url, type: req.headers['content-type'], length: req.headers['content-length'], body };
+      seen = {
+        method: req.method,
+        url: req.url,
+        type: req.headers['content-type'],
+        length: req.headers['content-length'],
+        body,
+      };
       res.writeHead(200, { 'content-type': 'application/json', 'x-extra': 'yes' });
       res.end('{"jsonrpc":"2.0","id":1,"result":"0x1"}');
     });
     const body = '{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":["é"]}';
-    const response = await createNodeFetch()(url, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body });
-    expect(seen).toEqual({ method: 'POST', url: '/rpc?key=1', type: 'application/json', length: String(Buffer.byteLength(body)), body });
+    const response = await createNodeFetch()(url, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body,
+    });
+    expect(seen).toEqual({
+      method: 'POST',
+      url: '/rpc?key=1',
+      type: 'application/json',
+      length: String(Buffer.byteLength(body)),
+      body,
+    });
     expect(response.ok).toBe(true);
     expect(response.status).toBe(200);
     expect(response.headers.get('x-extra')).toBe('yes');
@@ -41,7 +57,11 @@ describe('createNodeFetch', () => {
   });
 
   it('behavior: a gzip answer is decompressed, and the encoding headers are dropped', async () => {
-    const text = JSON.stringify({ jsonrpc: '2.0', id: 1, result: Array.from({ length: 500 }, (_, i) => `0x${i.toString(16)}`) });
+    const text = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      result: Array.from({ length: 500 }, (_, i) => `0x${i.toString(16)}`),
+    });
     const url = await serve((req, _body, res) => {
       expect(req.headers['accept-encoding']).toContain('gzip');
       res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' });
@@ -134,11 +154,17 @@ describe('createNodeFetch', () => {
       res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' });
       res.end(gzipSync('x'.repeat(2000)));
     });
-    await expect(createNodeFetch({ maxBytes: 1000 })(url, { method: 'POST', body: '{}' })).rejects.toBeInstanceOf(ResponseBodyTooLargeError);
-    expect(await (await createNodeFetch({ maxBytes: 2000 })(url, { method: 'POST', body: '{}' })).text()).toBe('x'.repeat(2000));
+    await expect(createNodeFetch({ maxBytes: 1000 })(url, { method: 'POST', body: '{}' })).rejects.toBeInstanceOf(
+      ResponseBodyTooLargeError,
+    );
+    expect(await (await createNodeFetch({ maxBytes: 2000 })(url, { method: 'POST', body: '{}' })).text()).toBe(
+      'x'.repeat(2000),
+    );
   });
 
   it('error: a ws:// URL is an UnsupportedProtocolError', async () => {
-    await expect(createNodeFetch()('ws://127.0.0.1:1/rpc', { method: 'POST', body: '{}' })).rejects.toBeInstanceOf(UnsupportedProtocolError);
+    await expect(createNodeFetch()('ws://127.0.0.1:1/rpc', { method: 'POST', body: '{}' })).rejects.toBeInstanceOf(
+      UnsupportedProtocolError,
+    );
   });
 });

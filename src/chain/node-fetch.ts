@@ -41,7 +41,8 @@ export function createNodeFetch(options: { maxBytes?: number } = {}): typeof fet
   const agents = { 'http:': new http.Agent({ keepAlive: true }), 'https:': new https.Agent({ keepAlive: true }) };
   return (input, init = {}) =>
     new Promise<Response>((resolve, reject) => {
-      if (input instanceof Request) return reject(new TypeError('a Request object is not supported: pass the URL and init'));
+      if (input instanceof Request)
+        return reject(new TypeError('a Request object is not supported: pass the URL and init'));
       const url = typeof input === 'string' ? new URL(input) : input;
       const protocol = url.protocol as keyof typeof agents;
       const agent = agents[protocol];
@@ -54,7 +55,11 @@ export function createNodeFetch(options: { maxBytes?: number } = {}): typeof fet
       if (init.body != null && body === undefined) return reject(new TypeError('only string bodies are supported'));
       if (body !== undefined) headers['content-length'] = String(Buffer.byteLength(body));
 
-      const request = (protocol === 'https:' ? https : http).request(url, { method: init.method ?? 'GET', headers, agent });
+      const request = (protocol === 'https:' ? https : http).request(url, {
+        method: init.method ?? 'GET',
+        headers,
+        agent,
+      });
       const onAbort = () => request.destroy(signal?.reason instanceof Error ? signal.reason : new Error('aborted'));
       signal?.addEventListener('abort', onAbort, { once: true });
       let settled = false;
@@ -72,7 +77,8 @@ export function createNodeFetch(options: { maxBytes?: number } = {}): typeof fet
         const makeDecoder = plain ? undefined : decompressors[encoding];
         if (!plain && !makeDecoder) return fail(new TypeError(`unsupported content-encoding ${encoding}`));
         const announced = Number(res.headers['content-length']);
-        if (plain && announced > maxBytes) return fail(new ResponseBodyTooLargeError({ maxSize: maxBytes, size: announced }));
+        if (plain && announced > maxBytes)
+          return fail(new ResponseBodyTooLargeError({ maxSize: maxBytes, size: announced }));
         const stream = makeDecoder ? res.pipe(makeDecoder()) : res;
         const chunks: Buffer[] = [];
         let size = 0;

@@ -38,13 +38,25 @@ describe('validateLogs', () => {
     ['malformed', [{ ...log(), blockNumber: 150 }], 'malformed'],
     ['removed', [log({ removed: true })], 'removed'],
     ['other address', [log({ address: `0x${'12'.repeat(20)}` })], 'another address'],
-    ['other event', [log({ topics: [`0x${'99'.repeat(32)}`, addressTopic(payer), addressTopic(seller)] })], 'another event'],
-    ['not in filter', [log({ topics: [TRANSFER_TOPIC, addressTopic(payer), addressTopic(payer)] })], 'matching the filter'],
+    [
+      'other event',
+      [log({ topics: [`0x${'99'.repeat(32)}`, addressTopic(payer), addressTopic(seller)] })],
+      'another event',
+    ],
+    [
+      'not in filter',
+      [log({ topics: [TRANSFER_TOPIC, addressTopic(payer), addressTopic(payer)] })],
+      'matching the filter',
+    ],
     ['below range', [log({ blockNumber: '0x63' })], 'outside the requested range'],
     ['above range', [log({ blockNumber: '0xc9' })], 'outside the requested range'],
     ['duplicate position', [log(), log()], 'one position'],
     ['two hashes for a block', [log(), log({ logIndex: '0x1', blockHash: `0x${'02'.repeat(32)}` })], 'disagrees'],
-    ['two timestamps for a block', [log({ blockTimestamp: '0x1' }), log({ logIndex: '0x1', blockTimestamp: '0x2' })], 'two timestamps'],
+    [
+      'two timestamps for a block',
+      [log({ blockTimestamp: '0x1' }), log({ logIndex: '0x1', blockTimestamp: '0x2' })],
+      'two timestamps',
+    ],
     ['short data', [log({ data: '0x64' })], 'wrong length'],
   ])('error: %s', (_name, raw, message) => {
     expect(() => validateLogs(raw, expectation)).toThrow(InvalidResponseError);

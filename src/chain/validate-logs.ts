@@ -62,7 +62,8 @@ function inconsistent(log: RpcLog, why: string): never {
  */
 export function validateLogs(raw: unknown, expect: LogExpectation): RpcLog[] {
   if (raw === null || raw === undefined) throw new InvalidResponseError('eth_getLogs returned null');
-  if (!Array.isArray(raw)) throw new InvalidResponseError('eth_getLogs returned malformed logs', { issue: 'result is not an array' });
+  if (!Array.isArray(raw))
+    throw new InvalidResponseError('eth_getLogs returned malformed logs', { issue: 'result is not an array' });
   for (const item of raw as unknown[]) {
     const issue = malformed(item);
     if (issue !== undefined) throw new InvalidResponseError('eth_getLogs returned malformed logs', { issue });
@@ -79,9 +80,11 @@ export function validateLogs(raw: unknown, expect: LogExpectation): RpcLog[] {
   for (const log of logs) {
     if (log.removed === true) inconsistent(log, 'removed log');
     if (log.address !== address && log.address.toLowerCase() !== address) inconsistent(log, 'log of another address');
-    if (log.topics.length !== expect.topicCount || log.topics[0]!.toLowerCase() !== expect.topic0) inconsistent(log, 'log of another event');
+    if (log.topics.length !== expect.topicCount || log.topics[0]!.toLowerCase() !== expect.topic0)
+      inconsistent(log, 'log of another event');
     if (log.data.length !== dataLength) inconsistent(log, 'data of the wrong length');
-    if (!expect.filter.topics.has(log.topics[filterIndex]!.toLowerCase())) inconsistent(log, 'log not matching the filter');
+    if (!expect.filter.topics.has(log.topics[filterIndex]!.toLowerCase()))
+      inconsistent(log, 'log not matching the filter');
     // Block numbers and log indexes stay far below 2^53: plain numbers are exact and fast here.
     const number = Number(log.blockNumber);
     if (number < from || number > to) inconsistent(log, 'log outside the requested range');
@@ -94,10 +97,10 @@ export function validateLogs(raw: unknown, expect: LogExpectation): RpcLog[] {
     hashes.set(number, blockHash);
     if (log.blockTimestamp !== undefined) {
       const seenTs = times.get(number);
-      if (seenTs !== undefined && Number(seenTs) !== Number(log.blockTimestamp)) inconsistent(log, 'two timestamps for one block');
+      if (seenTs !== undefined && Number(seenTs) !== Number(log.blockTimestamp))
+        inconsistent(log, 'two timestamps for one block');
       times.set(number, log.blockTimestamp);
     }
   }
   return logs;
 }
-

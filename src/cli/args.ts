@@ -60,7 +60,8 @@ export function parseCommandLine(argv: readonly string[]): ParsedArgs {
     const value = values[flag];
     if (typeof value === 'string') overrides[envName] = value;
   }
-  const str = (key: string): string | undefined => (typeof values[key] === 'string' ? (values[key] as string) : undefined);
+  const str = (key: string): string | undefined =>
+    typeof values[key] === 'string' ? (values[key] as string) : undefined;
   return {
     command: name === 'help' || name === undefined ? undefined : (name as CommandName),
     help: values.help === true || name === 'help' || name === undefined,
@@ -77,7 +78,9 @@ export function parseCommandLine(argv: readonly string[]): ParsedArgs {
 /** `--generation N`: a positive integer, or a usage error naming the flag. */
 export function parseGeneration(value: string | undefined): number {
   if (value === undefined || !/^[1-9][0-9]{0,9}$/.test(value) || Number(value) > 2_147_483_647) {
-    throw new UsageError(`--generation must be a positive integer, got ${value === undefined ? 'nothing' : JSON.stringify(value)}`);
+    throw new UsageError(
+      `--generation must be a positive integer, got ${value === undefined ? 'nothing' : JSON.stringify(value)}`,
+    );
   }
   return Number(value);
 }

@@ -2,7 +2,14 @@ import path from 'node:path';
 import { TallyError } from '../lib/errors.ts';
 import { writeJson } from '../lib/json.ts';
 import { METHOD_VERSIONS, methodVersion } from '../method/versions.ts';
-import { compareGenerationRows, compareSellerRows, formatDifference, readBundle, readGenerationRows, type GenerationRows } from '../publish/index.ts';
+import {
+  compareGenerationRows,
+  compareSellerRows,
+  formatDifference,
+  readBundle,
+  readGenerationRows,
+  type GenerationRows,
+} from '../publish/index.ts';
 import { parseGeneration, UsageError } from './args.ts';
 import { recomputeGeneration } from './audit/recompute.ts';
 import type { CommandContext } from './context.ts';
@@ -35,7 +42,8 @@ async function loadPublished(ctx: CommandContext): Promise<Published> {
 /** `--seller 0x...`: a seller address of the generation (lowercased), or a usage error. */
 function sellerOf(value: string | undefined, rows: GenerationRows): string | undefined {
   if (value === undefined) return undefined;
-  if (!/^0x[0-9a-fA-F]{40}$/.test(value)) throw new UsageError(`--seller must be 0x and 40 hex digits, got ${JSON.stringify(value)}`);
+  if (!/^0x[0-9a-fA-F]{40}$/.test(value))
+    throw new UsageError(`--seller must be 0x and 40 hex digits, got ${JSON.stringify(value)}`);
   const seller = value.toLowerCase();
   if (!rows.sellers.some((s) => s.seller_address === seller)) {
     throw new UsageError(`--seller ${seller} is not a seller of generation ${rows.generation.generation}`);
@@ -67,7 +75,9 @@ export async function auditCommand(ctx: CommandContext): Promise<number> {
   }
   const seller = sellerOf(ctx.args.seller, rows);
   const what = seller === undefined ? '' : ` seller ${seller} (its own logs only)`;
-  ctx.out(`auditing generation ${g.generation}${what} from ${from}: as of block ${g.as_of.block_number}, method ${g.method_version}`);
+  ctx.out(
+    `auditing generation ${g.generation}${what} from ${from}: as of block ${g.as_of.block_number}, method ${g.method_version}`,
+  );
   for (const problem of integrity) ctx.out(`bundle file ${problem}`);
   const foreign = foreignConstants(g.method_version, g.constants);
   if (foreign.length > 0) {
@@ -75,21 +85,37 @@ export async function auditCommand(ctx: CommandContext): Promise<number> {
     integrity.push(...foreign);
   }
   const started = performance.now();
-  const recomputed = await recomputeGeneration(rows, ctx.config, cycleDeps(ctx), ctx.log, seller === undefined ? {} : { seller });
-  const differences = seller === undefined ? compareGenerationRows(rows, recomputed) : compareSellerRows(rows, recomputed, seller);
+  const recomputed = await recomputeGeneration(
+    rows,
+    ctx.config,
+    cycleDeps(ctx),
+    ctx.log,
+    seller === undefined ? {} : { seller },
+  );
+  const differences =
+    seller === undefined ? compareGenerationRows(rows, recomputed) : compareSellerRows(rows, recomputed, seller);
   const ms = Math.round(performance.now() - started);
-  const counts = seller === undefined
-    ? `${rows.listings.length} listings, ${rows.sellers.length} sellers, ` +
-      `${rows.marketDaily.length} market days, ${rows.payments.length} payments`
-    : `${rows.payments.filter((p) => p.seller_address === seller).length} payments of seller ${seller}`;
-  ctx.log.info({ generation: g.generation, differences: differences.length, integrity: integrity.length, ms }, 'audit done');
+  const counts =
+    seller === undefined
+      ? `${rows.listings.length} listings, ${rows.sellers.length} sellers, ` +
+        `${rows.marketDaily.length} market days, ${rows.payments.length} payments`
+      : `${rows.payments.filter((p) => p.seller_address === seller).length} payments of seller ${seller}`;
+  ctx.log.info(
+    { generation: g.generation, differences: differences.length, integrity: integrity.length, ms },
+    'audit done',
+  );
   if (differences.length === 0 && integrity.length === 0) {
-    const subject = seller === undefined ? `every digest and number of generation ${g.generation}` : `seller ${seller}'s digests and numbers`;
+    const subject =
+      seller === undefined
+        ? `every digest and number of generation ${g.generation}`
+        : `seller ${seller}'s digests and numbers`;
     ctx.out(`identical: ${subject} recomputed from the chain (${counts}; ${ms} ms)`);
     return 0;
   }
   for (const d of differences) ctx.out(formatDifference(d));
-  ctx.out(`generation ${g.generation}: ${differences.length} difference(s), ${integrity.length} bundle integrity problem(s) (${counts})`);
+  ctx.out(
+    `generation ${g.generation}: ${differences.length} difference(s), ${integrity.length} bundle integrity problem(s) (${counts})`,
+  );
   return 1;
 }
 

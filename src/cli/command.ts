@@ -21,7 +21,11 @@ const COMMAND_MODULES: Record<CommandName, () => Promise<Command>> = {
 };
 
 /** Configuration keys a command cannot do without. */
-const REQUIRED: Partial<Record<CommandName, readonly string[]>> = { run: ['RPC_URL'], schedule: ['RPC_URL'], audit: ['RPC_URL'] };
+const REQUIRED: Partial<Record<CommandName, readonly string[]>> = {
+  run: ['RPC_URL'],
+  schedule: ['RPC_URL'],
+  audit: ['RPC_URL'],
+};
 
 function stopSignal(): { signal: AbortSignal; dispose: () => void } {
   const controller = new AbortController();

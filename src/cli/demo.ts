@@ -71,18 +71,30 @@ async function demoIn(ctx: CommandContext, dataDir: string, started: number): Pr
       await runOnce(demoCtx, database);
       const api = await startApi(demoCtx, database, config.CADENCE_SECONDS);
       const seconds = ((performance.now() - started) / 1000).toFixed(1);
-      ctx.out(`\nx402-tally demo is serving (ready in ${seconds} s); a new generation every ${DEMO_CADENCE_SECONDS} s.`);
+      ctx.out(
+        `\nx402-tally demo is serving (ready in ${seconds} s); a new generation every ${DEMO_CADENCE_SECONDS} s.`,
+      );
       ctx.out(`  web page        ${api.url}/`);
       ctx.out(`  API docs        ${api.url}/api/v1/docs`);
-      for (const route of ['/api/v1/meta', '/api/v1/rankings?limit=5', '/api/v1/sellers?limit=5', '/api/v1/market/daily', '/llms.txt']) {
+      for (const route of [
+        '/api/v1/meta',
+        '/api/v1/rankings?limit=5',
+        '/api/v1/sellers?limit=5',
+        '/api/v1/market/daily',
+        '/llms.txt',
+      ]) {
         ctx.out(`  try             ${api.url}${route}`);
       }
       ctx.out(`  MCP             ${api.url}/mcp (Streamable HTTP)`);
       ctx.out(`  chain (RPC_URL) ${chain.url}  (chain id ${chain.chainId}, USDC at ${chain.usdcAddress})`);
       ctx.out(`  data folder     ${dataDir}`);
-      ctx.out('Audit what it serves, from another terminal (the demo holds its embedded database, so download the bundle from the API):');
+      ctx.out(
+        'Audit what it serves, from another terminal (the demo holds its embedded database, so download the bundle from the API):',
+      );
       ctx.out(`  mkdir g && cd g && curl -sO ${api.url}/api/v1/generations/1/bundle/manifest.json && \\`);
-      ctx.out(`    for f in $(node -pe 'require("./manifest.json").files.map(f => f.name).join(" ")'); do curl -sO ${api.url}/api/v1/generations/1/bundle/$f; done && cd ..`);
+      ctx.out(
+        `    for f in $(node -pe 'require("./manifest.json").files.map(f => f.name).join(" ")'); do curl -sO ${api.url}/api/v1/generations/1/bundle/$f; done && cd ..`,
+      );
       ctx.out(`  RPC_URL=${chain.url} npx x402-tally audit --bundle ./g`);
       ctx.out('Stop with Ctrl-C.');
       const { job } = makeSchedule(`${DEMO_CADENCE_SECONDS}s`, async () => {

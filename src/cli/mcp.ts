@@ -19,7 +19,12 @@ export async function mcpCommand(ctx: CommandContext): Promise<number> {
     await assertSchemaCurrent(database);
     const internalToken = randomBytes(16).toString('hex');
     const log = ctx.log.child({ stage: 'mcp' });
-    const app = await buildApi(database.db, { rateLimitPerMinute: ctx.config.RATE_LIMIT_PER_MINUTE, cadenceSeconds: ctx.config.CADENCE_SECONDS, log, internalToken });
+    const app = await buildApi(database.db, {
+      rateLimitPerMinute: ctx.config.RATE_LIMIT_PER_MINUTE,
+      cadenceSeconds: ctx.config.CADENCE_SECONDS,
+      log,
+      internalToken,
+    });
     const server = createMcpServer(injectClient(app, internalToken), log);
     const transport = new StdioServerTransport();
     const closed = new Promise<void>((resolve) => {

@@ -8,7 +8,11 @@ export async function migrateCommand(ctx: CommandContext): Promise<number> {
   try {
     const applied = await migrate(database.db);
     ctx.log.info({ applied }, 'migrations applied');
-    ctx.out(applied.length === 0 ? `schema up to date (${describeStore(ctx.config)})` : `applied migrations ${applied.join(', ')}`);
+    ctx.out(
+      applied.length === 0
+        ? `schema up to date (${describeStore(ctx.config)})`
+        : `applied migrations ${applied.join(', ')}`,
+    );
     return 0;
   } finally {
     await database.close();

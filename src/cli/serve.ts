@@ -17,7 +17,12 @@ export interface RunningApi {
 export async function startApi(ctx: CommandContext, database: Database, cadenceSeconds: number): Promise<RunningApi> {
   const internalToken = randomBytes(16).toString('hex');
   const log = ctx.log.child({ stage: 'api' });
-  const app = await buildApi(database.db, { rateLimitPerMinute: ctx.config.RATE_LIMIT_PER_MINUTE, cadenceSeconds, log, internalToken });
+  const app = await buildApi(database.db, {
+    rateLimitPerMinute: ctx.config.RATE_LIMIT_PER_MINUTE,
+    cadenceSeconds,
+    log,
+    internalToken,
+  });
   registerMcpRoute(app, injectClient(app, internalToken), log);
   let address: string;
   try {
@@ -25,7 +30,9 @@ export async function startApi(ctx: CommandContext, database: Database, cadenceS
   } catch (error) {
     await app.close();
     if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
-      throw new TallyError(`port ${ctx.config.PORT} on ${ctx.config.HOST} is in use; choose another with --port or PORT`);
+      throw new TallyError(
+        `port ${ctx.config.PORT} on ${ctx.config.HOST} is in use; choose another with --port or PORT`,
+      );
     }
     throw error;
   }

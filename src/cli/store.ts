@@ -11,12 +11,17 @@ import { acquireDataDirLock } from '../run/lock.ts';
  * holds it), because PGlite is not built to be shared between processes. `readOnly`: the
  * embedded database must exist already (nothing is created).
  */
-export async function openStore(config: Config, options: { dataDir?: string; readOnly?: boolean } = {}): Promise<Database> {
+export async function openStore(
+  config: Config,
+  options: { dataDir?: string; readOnly?: boolean } = {},
+): Promise<Database> {
   if (config.DATABASE_URL) return openDatabase({ databaseUrl: config.DATABASE_URL });
   const dataDir = path.resolve(options.dataDir ?? config.DATA_DIR);
   // A command that only reads must not leave an empty database behind where there was none.
   if (options.readOnly && !existsSync(path.join(dataDir, 'pglite'))) {
-    throw new TallyError(`there is no embedded database in ${dataDir}: run \`x402-tally run\` (or \`migrate\`) first, or set DATA_DIR or DATABASE_URL`);
+    throw new TallyError(
+      `there is no embedded database in ${dataDir}: run \`x402-tally run\` (or \`migrate\`) first, or set DATA_DIR or DATABASE_URL`,
+    );
   }
   const lock = acquireDataDirLock(dataDir);
   try {

@@ -57,7 +57,13 @@ export function loadConfig(
 }
 
 /** The configured URLs that may carry secrets: every log line and message is redacted with them (redactText). */
-export function secretUrls(config: Partial<Pick<Config, 'RPC_URL' | 'DATABASE_URL' | 'CATALOG_SOURCE'>> | undefined): string[] {
+export function secretUrls(
+  config: Partial<Pick<Config, 'RPC_URL' | 'DATABASE_URL' | 'CATALOG_SOURCE'>> | undefined,
+): string[] {
   if (!config) return [];
-  return [...(config.RPC_URL ?? []), ...(config.DATABASE_URL ? [config.DATABASE_URL] : []), ...(config.CATALOG_SOURCE ? [config.CATALOG_SOURCE] : [])];
+  return [
+    ...(config.RPC_URL ?? []),
+    ...(config.DATABASE_URL ? [config.DATABASE_URL] : []),
+    ...(config.CATALOG_SOURCE ? [config.CATALOG_SOURCE] : []),
+  ];
 }

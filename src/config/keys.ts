@@ -41,66 +41,213 @@ export interface ConfigKey {
 const wholeNumber = (min: number, max: number) =>
   z.string().transform((text, ctx) => {
     const ok = /^(0|[1-9][0-9]*)$/.test(text.trim()) && Number(text) >= min && Number(text) <= max;
-    if (!ok) ctx.addIssue({ code: 'custom', message: `must be a whole number from ${min} to ${max}, got ${JSON.stringify(text.slice(0, 40))}` });
+    if (!ok)
+      ctx.addIssue({
+        code: 'custom',
+        message: `must be a whole number from ${min} to ${max}, got ${JSON.stringify(text.slice(0, 40))}`,
+      });
     return Number(text);
   });
 
 const oneOf = <T extends string>(values: readonly [T, ...T[]]) =>
   z.string().transform((text, ctx) => {
-    if (!(values as readonly string[]).includes(text)) ctx.addIssue({ code: 'custom', message: `must be one of ${values.join(', ')}, got ${JSON.stringify(text.slice(0, 40))}` });
+    if (!(values as readonly string[]).includes(text))
+      ctx.addIssue({
+        code: 'custom',
+        message: `must be one of ${values.join(', ')}, got ${JSON.stringify(text.slice(0, 40))}`,
+      });
     return text as T;
   });
 
 /** http:// or https:// URLs, comma-separated; a bad one is named redacted (keys live in URLs). */
 const rpcUrls = z.string().transform((text, ctx) => {
-  const urls = text.split(',').map((u) => u.trim()).filter(Boolean);
+  const urls = text
+    .split(',')
+    .map((u) => u.trim())
+    .filter(Boolean);
   for (const url of urls) {
     let protocol: string;
     try {
       protocol = new URL(url).protocol;
     } catch {
-      ctx.addIssue({ code: 'custom', message: `${JSON.stringify(redactUrl(url).slice(0, 60))} is not a URL; give http:// or https:// URLs, comma-separated` });
+      ctx.addIssue({
+        code: 'custom',
+        message: `${JSON.stringify(redactUrl(url).slice(0, 60))} is not a URL; give http:// or https:// URLs, comma-separated`,
+      });
       continue;
     }
     if (protocol !== 'http:' && protocol !== 'https:') {
-      ctx.addIssue({ code: 'custom', message: `${redactUrl(url)} uses ${protocol.slice(0, -1)}://, which the JSON-RPC client does not speak; give an http:// or https:// URL` });
+      ctx.addIssue({
+        code: 'custom',
+        message: `${redactUrl(url)} uses ${protocol.slice(0, -1)}://, which the JSON-RPC client does not speak; give an http:// or https:// URL`,
+      });
     }
   }
   return urls;
 });
 
 export const CONFIG_KEYS = [
-  { env: 'DATABASE_URL', flag: 'database-url', arg: 'URL', meaning: 'Postgres connection string', shown: 'unset: embedded PGlite under `DATA_DIR`', schema: z.string().optional() },
-  { env: 'DATA_DIR', flag: 'data-dir', arg: 'DIR', meaning: 'where embedded data lives', shown: '`./.data`', schema: z.string().default('./.data') },
-  { env: 'RPC_URL', flag: 'rpc-url', arg: 'URL[,URL...]', meaning: 'JSON-RPC URLs (http/https), comma-separated, tried in order', shown: 'required for `run`, `schedule`, `audit`', schema: rpcUrls.default([]) },
-  { env: 'CATALOG_SOURCE', flag: 'catalog', arg: 'URL|FILE', meaning: 'discovery URL or JSON file', shown: 'the CDP discovery URL', schema: z.string().default(CDP_DISCOVERY_URL) },
   {
-    env: 'USDC_ADDRESS', flag: 'usdc-address', arg: '0x..', meaning: 'the contract that stands for Base USDC (local chains)', shown: '`0x8335…2913`',
-    schema: z.string().transform((text, ctx) => {
-      if (!/^0x[0-9a-fA-F]{40}$/.test(text)) ctx.addIssue({ code: 'custom', message: `must be an address, 0x followed by 40 hex digits, got ${JSON.stringify(text.slice(0, 50))}` });
-      return text.toLowerCase();
-    }).default(BASE_USDC),
+    env: 'DATABASE_URL',
+    flag: 'database-url',
+    arg: 'URL',
+    meaning: 'Postgres connection string',
+    shown: 'unset: embedded PGlite under `DATA_DIR`',
+    schema: z.string().optional(),
   },
-  { env: 'CHAIN_ID', flag: 'chain-id', arg: 'N', meaning: 'chain id every RPC URL must serve', shown: '8453', schema: wholeNumber(1, 2 ** 53 - 1).default(BASE_CHAIN_ID) },
   {
-    env: 'AS_OF_BLOCK', flag: 'as-of-block', arg: 'N', meaning: 'compute as of this block', shown: 'the `finalized` block',
-    schema: z.string().transform((text, ctx) => {
-      if (!/^(0|[1-9][0-9]*)$/.test(text.trim())) ctx.addIssue({ code: 'custom', message: `must be a block number (a whole number), got ${JSON.stringify(text.slice(0, 40))}` });
-      return /^[0-9]+$/.test(text.trim()) ? BigInt(text.trim()) : 0n;
-    }).optional(),
+    env: 'DATA_DIR',
+    flag: 'data-dir',
+    arg: 'DIR',
+    meaning: 'where embedded data lives',
+    shown: '`./.data`',
+    schema: z.string().default('./.data'),
   },
-  { env: 'CONFIRMATIONS', flag: 'confirmations', arg: 'N', meaning: 'compute as of latest - N (not with `AS_OF_BLOCK`)', shown: '', schema: wholeNumber(0, 1_000_000).optional() },
-  { env: 'PORT', flag: 'port', arg: 'N', meaning: 'API port', shown: '8080', schema: wholeNumber(0, 65535).default(8080) },
-  { env: 'HOST', flag: 'host', arg: 'H', meaning: 'API address', shown: '127.0.0.1', schema: z.string().default('127.0.0.1') },
-  { env: 'RATE_LIMIT_PER_MINUTE', flag: 'rate-limit-per-minute', arg: 'N', meaning: 'API requests per client per minute', shown: '600', schema: wholeNumber(1, 1_000_000_000).default(600) },
-  { env: 'RETAIN_GENERATIONS', flag: 'retain-generations', arg: 'N', meaning: 'published generations kept', shown: '48', schema: wholeNumber(1, 100_000).default(48) },
-  { env: 'LOG_LEVEL', flag: 'log-level', arg: 'LEVEL', meaning: 'fatal, error, warn, info, debug, trace or silent', shown: 'info', schema: oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info') },
-  { env: 'LOG_FORMAT', flag: 'log-format', arg: 'FORMAT', meaning: '`auto` (readable on a terminal, JSON lines otherwise), `pretty` or `json`', shown: 'auto', schema: oneOf(['auto', 'pretty', 'json']).default('auto') },
-  { env: 'RPC_CONCURRENCY', flag: 'rpc-concurrency', arg: 'N', meaning: 'most JSON-RPC requests in flight at once (1-256)', shown: '16', schema: wholeNumber(1, 256).default(16) },
-  { env: 'CADENCE_SECONDS', flag: null, arg: '', meaning: 'the cadence `serve` announces in `/meta` (set it to your cron\'s)', shown: '900', schema: wholeNumber(1, 31_536_000).default(900) },
   {
-    env: 'SCHEDULE_EVERY', flag: 'every', arg: '15m|"<cron>"', meaning: 'cadence of `schedule`: `15m`, `1h`, `30s` or a cron expression (UTC)', shown: '15m',
-    schema: z.string().refine(isScheduleExpression, 'must be a duration such as 15m, 1h, 30s or a cron expression such as "*/15 * * * *"').default('15m'),
+    env: 'RPC_URL',
+    flag: 'rpc-url',
+    arg: 'URL[,URL...]',
+    meaning: 'JSON-RPC URLs (http/https), comma-separated, tried in order',
+    shown: 'required for `run`, `schedule`, `audit`',
+    schema: rpcUrls.default([]),
+  },
+  {
+    env: 'CATALOG_SOURCE',
+    flag: 'catalog',
+    arg: 'URL|FILE',
+    meaning: 'discovery URL or JSON file',
+    shown: 'the CDP discovery URL',
+    schema: z.string().default(CDP_DISCOVERY_URL),
+  },
+  {
+    env: 'USDC_ADDRESS',
+    flag: 'usdc-address',
+    arg: '0x..',
+    meaning: 'the contract that stands for Base USDC (local chains)',
+    shown: '`0x8335…2913`',
+    schema: z
+      .string()
+      .transform((text, ctx) => {
+        if (!/^0x[0-9a-fA-F]{40}$/.test(text))
+          ctx.addIssue({
+            code: 'custom',
+            message: `must be an address, 0x followed by 40 hex digits, got ${JSON.stringify(text.slice(0, 50))}`,
+          });
+        return text.toLowerCase();
+      })
+      .default(BASE_USDC),
+  },
+  {
+    env: 'CHAIN_ID',
+    flag: 'chain-id',
+    arg: 'N',
+    meaning: 'chain id every RPC URL must serve',
+    shown: '8453',
+    schema: wholeNumber(1, 2 ** 53 - 1).default(BASE_CHAIN_ID),
+  },
+  {
+    env: 'AS_OF_BLOCK',
+    flag: 'as-of-block',
+    arg: 'N',
+    meaning: 'compute as of this block',
+    shown: 'the `finalized` block',
+    schema: z
+      .string()
+      .transform((text, ctx) => {
+        if (!/^(0|[1-9][0-9]*)$/.test(text.trim()))
+          ctx.addIssue({
+            code: 'custom',
+            message: `must be a block number (a whole number), got ${JSON.stringify(text.slice(0, 40))}`,
+          });
+        return /^[0-9]+$/.test(text.trim()) ? BigInt(text.trim()) : 0n;
+      })
+      .optional(),
+  },
+  {
+    env: 'CONFIRMATIONS',
+    flag: 'confirmations',
+    arg: 'N',
+    meaning: 'compute as of latest - N (not with `AS_OF_BLOCK`)',
+    shown: '',
+    schema: wholeNumber(0, 1_000_000).optional(),
+  },
+  {
+    env: 'PORT',
+    flag: 'port',
+    arg: 'N',
+    meaning: 'API port',
+    shown: '8080',
+    schema: wholeNumber(0, 65535).default(8080),
+  },
+  {
+    env: 'HOST',
+    flag: 'host',
+    arg: 'H',
+    meaning: 'API address',
+    shown: '127.0.0.1',
+    schema: z.string().default('127.0.0.1'),
+  },
+  {
+    env: 'RATE_LIMIT_PER_MINUTE',
+    flag: 'rate-limit-per-minute',
+    arg: 'N',
+    meaning: 'API requests per client per minute',
+    shown: '600',
+    schema: wholeNumber(1, 1_000_000_000).default(600),
+  },
+  {
+    env: 'RETAIN_GENERATIONS',
+    flag: 'retain-generations',
+    arg: 'N',
+    meaning: 'published generations kept',
+    shown: '48',
+    schema: wholeNumber(1, 100_000).default(48),
+  },
+  {
+    env: 'LOG_LEVEL',
+    flag: 'log-level',
+    arg: 'LEVEL',
+    meaning: 'fatal, error, warn, info, debug, trace or silent',
+    shown: 'info',
+    schema: oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  },
+  {
+    env: 'LOG_FORMAT',
+    flag: 'log-format',
+    arg: 'FORMAT',
+    meaning: '`auto` (readable on a terminal, JSON lines otherwise), `pretty` or `json`',
+    shown: 'auto',
+    schema: oneOf(['auto', 'pretty', 'json']).default('auto'),
+  },
+  {
+    env: 'RPC_CONCURRENCY',
+    flag: 'rpc-concurrency',
+    arg: 'N',
+    meaning: 'most JSON-RPC requests in flight at once (1-256)',
+    shown: '16',
+    schema: wholeNumber(1, 256).default(16),
+  },
+  {
+    env: 'CADENCE_SECONDS',
+    flag: null,
+    arg: '',
+    meaning: "the cadence `serve` announces in `/meta` (set it to your cron's)",
+    shown: '900',
+    schema: wholeNumber(1, 31_536_000).default(900),
+  },
+  {
+    env: 'SCHEDULE_EVERY',
+    flag: 'every',
+    arg: '15m|"<cron>"',
+    meaning: 'cadence of `schedule`: `15m`, `1h`, `30s` or a cron expression (UTC)',
+    shown: '15m',
+    schema: z
+      .string()
+      .refine(
+        isScheduleExpression,
+        'must be a duration such as 15m, 1h, 30s or a cron expression such as "*/15 * * * *"',
+      )
+      .default('15m'),
   },
 ] as const satisfies readonly ConfigKey[];
 

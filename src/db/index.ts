@@ -72,7 +72,10 @@ async function assertReachable(pool: pg.Pool, url: string): Promise<void> {
     await pool.end().catch(() => {});
     const message = `${(error as Error).message}`.split('\n')[0];
     const shown = redactUrl(url);
-    if (isTemporary(error)) throw new TemporaryError(`the database ${shown} is not reachable right now: ${message}`, { cause: error });
-    throw new TallyError(`the database ${shown} refused the connection: ${message}; check DATABASE_URL`, { cause: error });
+    if (isTemporary(error))
+      throw new TemporaryError(`the database ${shown} is not reachable right now: ${message}`, { cause: error });
+    throw new TallyError(`the database ${shown} refused the connection: ${message}; check DATABASE_URL`, {
+      cause: error,
+    });
   }
 }

@@ -30,7 +30,10 @@ describe.each(backends())('migrate on $backend', ({ backend }) => {
   it('behavior: migration 0003 marks the stored transfers that rule 3 admits, and only those', async () => {
     database = await freshDatabase(backend, { migrate: false });
     const files = loadMigrations();
-    await migrate(database.db, files.filter((m) => m.version < 3));
+    await migrate(
+      database.db,
+      files.filter((m) => m.version < 3),
+    );
     const hash = (c: string) => `0x${c.repeat(64)}`;
     const [payer, other, seller] = ['0x' + '1'.repeat(40), '0x' + '2'.repeat(40), '0x' + '3'.repeat(40)];
     // tx a: authorized by its payer; tx b: a plain transfer; tx c: an authorization by someone

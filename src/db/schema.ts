@@ -164,9 +164,23 @@ export interface GenListingsTable {
  * these rather than `*`, so no reader or bundle carries the derived column.
  */
 export const GEN_LISTING_COLUMNS = [
-  'generation', 'listing_id', 'seller_address', 'verifiability', 'resource_url', 'title', 'network', 'description',
-  'category', 'category_source', 'tier', 'evidence_state', 'verified_revenue_30d_micro', 'median_payment_30d_micro',
-  'farm_flag', 'farm_reasons', 'sibling_listings',
+  'generation',
+  'listing_id',
+  'seller_address',
+  'verifiability',
+  'resource_url',
+  'title',
+  'network',
+  'description',
+  'category',
+  'category_source',
+  'tier',
+  'evidence_state',
+  'verified_revenue_30d_micro',
+  'median_payment_30d_micro',
+  'farm_flag',
+  'farm_reasons',
+  'sibling_listings',
 ] as const satisfies readonly (keyof GenListingsTable)[];
 
 export interface GenMarketDailyTable {

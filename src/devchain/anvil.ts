@@ -77,13 +77,18 @@ export async function startAnvil(options: StartAnvilOptions = {}): Promise<Anvil
   const log = options.log ?? silentLogger;
   const chainId = options.chainId ?? 8453;
   const args = [
-    '--host', '127.0.0.1',
-    '--port', String(options.port ?? 0),
-    '--chain-id', String(chainId),
+    '--host',
+    '127.0.0.1',
+    '--port',
+    String(options.port ?? 0),
+    '--chain-id',
+    String(chainId),
     // Pool order = submission order, so several transactions mined in one block keep the order
     // the caller sent them in (deterministic log indexes).
-    '--order', 'fifo',
-    '--slots-in-an-epoch', String(options.slotsInAnEpoch ?? 32),
+    '--order',
+    'fifo',
+    '--slots-in-an-epoch',
+    String(options.slotsInAnEpoch ?? 32),
   ];
   if (options.timestamp !== undefined) args.push('--timestamp', options.timestamp.toString());
 
@@ -125,7 +130,8 @@ export async function startAnvil(options: StartAnvilOptions = {}): Promise<Anvil
   installExitHook();
   // A node nobody stopped must not keep this process alive: it dies with it (exit hook, watchdog).
   child.unref();
-  for (const stream of [child.stdin, child.stdout, child.stderr]) (stream as unknown as { unref?: () => void }).unref?.();
+  for (const stream of [child.stdin, child.stdout, child.stderr])
+    (stream as unknown as { unref?: () => void }).unref?.();
 
   let stderrTail = '';
   child.stderr.setEncoding('utf8');
@@ -135,7 +141,10 @@ export async function startAnvil(options: StartAnvilOptions = {}): Promise<Anvil
 
   const port = await new Promise<number>((resolve, reject) => {
     let buffer = '';
-    const timer = setTimeout(() => fail(new Error('anvil: did not start listening in time')), options.startTimeoutMs ?? 20_000);
+    const timer = setTimeout(
+      () => fail(new Error('anvil: did not start listening in time')),
+      options.startTimeoutMs ?? 20_000,
+    );
     function fail(error: Error): void {
       clearTimeout(timer);
       child.stdout.removeListener('data', onData);
@@ -205,7 +214,8 @@ async function waitForChainId(url: string, chainId: number, timeoutMs: number): 
       });
       const body = (await response.json()) as { result?: string };
       if (body.result !== undefined) {
-        if (Number(body.result) !== chainId) throw new Error(`anvil: answers chain id ${Number(body.result)}, not ${chainId}`);
+        if (Number(body.result) !== chainId)
+          throw new Error(`anvil: answers chain id ${Number(body.result)}, not ${chainId}`);
         return;
       }
     } catch (error) {

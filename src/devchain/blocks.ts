@@ -62,7 +62,9 @@ export async function inOneBlock<T>(
     await rpcRequest(rpcUrl, 'evm_mine', []);
     const status = await rpcRequest<{ pending: string; queued: string }>(rpcUrl, 'txpool_status', []);
     if (BigInt(status.pending) !== 0n || BigInt(status.queued) !== 0n) {
-      throw new Error(`inOneBlock: ${BigInt(status.pending) + BigInt(status.queued)} transactions did not fit in the block`);
+      throw new Error(
+        `inOneBlock: ${BigInt(status.pending) + BigInt(status.queued)} transactions did not fit in the block`,
+      );
     }
   } finally {
     await setAutomine(rpcUrl, true);

@@ -53,7 +53,14 @@ export async function startDemoChain(
       { blocks: summary.head.number, transactions: summary.transactions, ms: Math.round(performance.now() - started) },
       'demo chain ready',
     );
-    return { url: anvil.url, port: anvil.port, chainId: dep.chainId, usdcAddress: dep.address, summary, stop: () => anvil.stop() };
+    return {
+      url: anvil.url,
+      port: anvil.port,
+      chainId: dep.chainId,
+      usdcAddress: dep.address,
+      summary,
+      stop: () => anvil.stop(),
+    };
   } catch (error) {
     await anvil.stop();
     throw error;

@@ -67,8 +67,9 @@ function tokenEvents(r: TransactionReceipt) {
 
 describe('devchain', () => {
   it('default: USDC is served at the real Base address with its EIP-712 domain', async () => {
-    const call = <F extends 'name' | 'symbol' | 'decimals' | 'currency' | 'version' | 'DOMAIN_SEPARATOR'>(functionName: F) =>
-      read().readContract({ address: BASE_USDC, abi: fiatTokenAbi, functionName });
+    const call = <F extends 'name' | 'symbol' | 'decimals' | 'currency' | 'version' | 'DOMAIN_SEPARATOR'>(
+      functionName: F,
+    ) => read().readContract({ address: BASE_USDC, abi: fiatTokenAbi, functionName });
     expect(dep.address).toBe(BASE_USDC);
     expect(await read().getChainId()).toBe(8453);
     expect(await call('name')).toBe('USD Coin');
@@ -77,11 +78,19 @@ describe('devchain', () => {
     expect(await call('currency')).toBe('USD');
     expect(await call('version')).toBe('2');
     // EIP-712 domain separator of USDC on Base, computed from its definition.
-    const domainTypeHash = keccak256(stringToBytes('EIP712Domain(string name,string version,uint256 chainId,address verifyingContract)'));
+    const domainTypeHash = keccak256(
+      stringToBytes('EIP712Domain(string name,string version,uint256 chainId,address verifyingContract)'),
+    );
     const expected = keccak256(
       encodeAbiParameters(
         [{ type: 'bytes32' }, { type: 'bytes32' }, { type: 'bytes32' }, { type: 'uint256' }, { type: 'address' }],
-        [domainTypeHash, keccak256(stringToBytes('USD Coin')), keccak256(stringToBytes('2')), 8453n, getAddress(BASE_USDC)],
+        [
+          domainTypeHash,
+          keccak256(stringToBytes('USD Coin')),
+          keccak256(stringToBytes('2')),
+          8453n,
+          getAddress(BASE_USDC),
+        ],
       ),
     );
     expect(await call('DOMAIN_SEPARATOR')).toBe(expected);
@@ -97,38 +106,59 @@ describe('devchain', () => {
     expect((await read().getCode({ address: dep.implementation }))!.length).toBeGreaterThan(10_000);
   });
 
-  it.each(['vrs', 'bytes'] as const)('behavior: a %s settlement emits Transfer + AuthorizationUsed(buyer) and moves the exact value', async (form) => {
-    const buyer = buyerAccount(0);
-    const nonce = keccak256(stringToBytes(`test nonce ${form}`));
-    const [buyerBefore, sellerBefore] = [await balanceOf(buyer.address), await balanceOf(SELLER)];
-    const mined = await settle(dep, { from: buyer, to: SELLER, value: 12_345n, nonce, form });
+  it.each(['vrs', 'bytes'] as const)(
+    'behavior: a %s settlement emits Transfer + AuthorizationUsed(buyer) and moves the exact value',
+    async (form) => {
+      const buyer = buyerAccount(0);
+      const nonce = keccak256(stringToBytes(`test nonce ${form}`));
+      const [buyerBefore, sellerBefore] = [await balanceOf(buyer.address), await balanceOf(SELLER)];
+      const mined = await settle(dep, { from: buyer, to: SELLER, value: 12_345n, nonce, form });
 
-    const r = await receipt(mined.hash);
-    expect(r.status).toBe('success');
-    expect(r.from.toLowerCase()).toBe(dep.roles.facilitators[0]!.address.toLowerCase());
-    const { transfers, used } = tokenEvents(r);
-    expect(transfers.map((t) => [t.args.from.toLowerCase(), t.args.to.toLowerCase(), t.args.value])).toEqual([
-      [buyer.address.toLowerCase(), SELLER, 12_345n],
-    ]);
-    expect(used.map((u) => [u.args.authorizer.toLowerCase(), u.args.nonce])).toEqual([[buyer.address.toLowerCase(), nonce]]);
-    expect(mined.logIndex).toBe(transfers[0]!.logIndex);
-    expect(mined.blockNumber).toBe(r.blockNumber);
-    expect(await balanceOf(buyer.address)).toBe(buyerBefore - 12_345n);
-    expect(await balanceOf(SELLER)).toBe(sellerBefore + 12_345n);
-    expect(
-      await read().readContract({ address: BASE_USDC, abi: fiatTokenAbi, functionName: 'authorizationState', args: [buyer.address, nonce] }),
-    ).toBe(true);
-  });
+      const r = await receipt(mined.hash);
+      expect(r.status).toBe('success');
+      expect(r.from.toLowerCase()).toBe(dep.roles.facilitators[0]!.address.toLowerCase());
+      const { transfers, used } = tokenEvents(r);
+      expect(transfers.map((t) => [t.args.from.toLowerCase(), t.args.to.toLowerCase(), t.args.value])).toEqual([
+        [buyer.address.toLowerCase(), SELLER, 12_345n],
+      ]);
+      expect(used.map((u) => [u.args.authorizer.toLowerCase(), u.args.nonce])).toEqual([
+        [buyer.address.toLowerCase(), nonce],
+      ]);
+      expect(mined.logIndex).toBe(transfers[0]!.logIndex);
+      expect(mined.blockNumber).toBe(r.blockNumber);
+      expect(await balanceOf(buyer.address)).toBe(buyerBefore - 12_345n);
+      expect(await balanceOf(SELLER)).toBe(sellerBefore + 12_345n);
+      expect(
+        await read().readContract({
+          address: BASE_USDC,
+          abi: fiatTokenAbi,
+          functionName: 'authorizationState',
+          args: [buyer.address, nonce],
+        }),
+      ).toBe(true);
+    },
+  );
 
   it('behavior: the buyer signs the EIP-3009 typed data a wallet would sign', async () => {
     const buyer = buyerAccount(1);
-    const message = { from: buyer.address, to: getAddress(SELLER), value: 1n, validAfter: 0n, validBefore: 10n ** 12n, nonce: keccak256(stringToBytes('typed')) };
+    const message = {
+      from: buyer.address,
+      to: getAddress(SELLER),
+      value: 1n,
+      validAfter: 0n,
+      validBefore: 10n ** 12n,
+      nonce: keccak256(stringToBytes('typed')),
+    };
     const digest = hashTypedData({
       domain: { name: 'USD Coin', version: '2', chainId: 8453, verifyingContract: getAddress(BASE_USDC) },
       types: {
         TransferWithAuthorization: [
-          { name: 'from', type: 'address' }, { name: 'to', type: 'address' }, { name: 'value', type: 'uint256' },
-          { name: 'validAfter', type: 'uint256' }, { name: 'validBefore', type: 'uint256' }, { name: 'nonce', type: 'bytes32' },
+          { name: 'from', type: 'address' },
+          { name: 'to', type: 'address' },
+          { name: 'value', type: 'uint256' },
+          { name: 'validAfter', type: 'uint256' },
+          { name: 'validBefore', type: 'uint256' },
+          { name: 'nonce', type: 'bytes32' },
         ],
       },
       primaryType: 'TransferWithAuthorization',
@@ -147,7 +177,9 @@ describe('devchain', () => {
     const nonce = keccak256(stringToBytes('replayed'));
     await settle(dep, { from: buyer, to: SELLER, value: 5_000n, nonce });
     const [buyerBefore, sellerBefore] = [await balanceOf(buyer.address), await balanceOf(SELLER)];
-    await expect(settle(dep, { from: buyer, to: SELLER, value: 5_000n, nonce })).rejects.toBeInstanceOf(TransactionRevertedError);
+    await expect(settle(dep, { from: buyer, to: SELLER, value: 5_000n, nonce })).rejects.toBeInstanceOf(
+      TransactionRevertedError,
+    );
     expect(await balanceOf(buyer.address)).toBe(buyerBefore);
     expect(await balanceOf(SELLER)).toBe(sellerBefore);
   });
@@ -171,7 +203,12 @@ describe('devchain', () => {
       anvil.url,
       async () => [
         await sendSettlement(dep, { from: buyerAccount(0), to: SELLER, value: 1_000n }),
-        await sendSettlement(dep, { from: buyerAccount(1), to: OTHER_SELLER, value: 2_000n, facilitator: dep.roles.facilitators[1] }),
+        await sendSettlement(dep, {
+          from: buyerAccount(1),
+          to: OTHER_SELLER,
+          value: 2_000n,
+          facilitator: dep.roles.facilitators[1],
+        }),
       ],
       { timestamp: ts },
     );
@@ -180,7 +217,10 @@ describe('devchain', () => {
     expect(block.number).toBe(before.number + 1n);
     expect((await read().getBlock({ blockNumber: block.number })).timestamp).toBe(ts);
     const mined = await minedTransfers(dep, result);
-    expect(mined.map((m) => [m.blockTimestamp, m.value])).toEqual([[ts, 1_000n], [ts, 2_000n]]);
+    expect(mined.map((m) => [m.blockTimestamp, m.value])).toEqual([
+      [ts, 1_000n],
+      [ts, 2_000n],
+    ]);
     expect(mined[0]!.logIndex).toBeLessThan(mined[1]!.logIndex);
   });
 
@@ -223,7 +263,11 @@ describe('startAnvil', () => {
   it('behavior: stop() ends the node (its URL stops answering) and is safe to repeat', async () => {
     const node = await startAnvil({ chainId: 31337 });
     const ask = () =>
-      fetch(node.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]}' });
+      fetch(node.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]}',
+      });
     expect(((await (await ask()).json()) as { result: string }).result).toBe('0x7a69');
     await node.stop();
     await node.stop();

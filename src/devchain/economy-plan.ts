@@ -75,10 +75,15 @@ const PRICES = [1_000n, 2_000n, 5_000n, 10_000n, 10_000n, 20_000n, 50_000n, 100_
  * timestamp. Pure and deterministic (seeded PRNG): the same sellers and asOfTs give the same plan.
  * Needs at least 40 sellers.
  */
-export function planEconomy(catalog: readonly CatalogSeller[], asOfTs: bigint, seed = 'x402-tally demo economy v1'): EconomyPlan {
+export function planEconomy(
+  catalog: readonly CatalogSeller[],
+  asOfTs: bigint,
+  seed = 'x402-tally demo economy v1',
+): EconomyPlan {
   // The crawl has a payTo of 0x000…000: a seller by the rules, but USDC cannot be sent to it.
   const sellers = catalog.filter((s) => !/^0x0{40}$/.test(s.address));
-  if (sellers.length < 40) throw new RangeError(`planEconomy: needs at least 40 catalog sellers, got ${sellers.length}`);
+  if (sellers.length < 40)
+    throw new RangeError(`planEconomy: needs at least 40 catalog sellers, got ${sellers.length}`);
   const rng = createRng(seed);
   const startTs = asOfTs - HISTORY_SECONDS;
   const windowStart = asOfTs - WINDOW; // payments at windowStart are outside, windowStart + 1 inside
@@ -112,7 +117,8 @@ export function planEconomy(catalog: readonly CatalogSeller[], asOfTs: bigint, s
     return s.address;
   };
   // Buyers 0..9 are reserved for the hand-built cases; the busy sellers draw from 10..DEMO_BUYERS-1.
-  const crowd = (n: number): number[] => rng.shuffle(Array.from({ length: DEMO_BUYERS - 10 }, (_, i) => i + 10)).slice(0, n);
+  const crowd = (n: number): number[] =>
+    rng.shuffle(Array.from({ length: DEMO_BUYERS - 10 }, (_, i) => i + 10)).slice(0, n);
 
   const busy = (address: Address, payments: number, payers: number): void => {
     const pool = crowd(payers);
@@ -131,12 +137,41 @@ export function planEconomy(catalog: readonly CatalogSeller[], asOfTs: bigint, s
   const fixed = (address: Address, payments: [buyer: number, value: bigint][]): void => {
     for (const [buyer, value] of payments) at(gridTs(inWindowSlot()), settle(buyer, address, value));
   };
-  fixed(take('insufficient_payments'), [[0, 10_000n], [1, 10_000n], [2, 20_000n], [3, 5_000n]]);
-  fixed(take('insufficient_payers'), [[0, 1_000n], [0, 1_000n], [0, 2_000n], [1, 1_000n], [1, 3_000n], [1, 1_000n]]);
-  fixed(take('evidence_boundary'), [[4, 50_000n], [4, 50_000n], [5, 25_000n], [6, 10_000n], [6, 10_000n]]);
-  fixed(take('top_payer'), [...Array.from({ length: 10 }, (): [number, bigint] => [7, 100_000n]), [8, 20_000n], [9, 30_000n]]);
-  fixed(take('top_payer_boundary'), [...Array.from({ length: 9 }, (): [number, bigint] => [7, 100_000n]), [8, 50_000n], [9, 50_000n]]);
-  fixed(take('top_payer_few_payments'), [...Array.from({ length: 8 }, (): [number, bigint] => [8, 50_000n]), [9, 1_000n]]);
+  fixed(take('insufficient_payments'), [
+    [0, 10_000n],
+    [1, 10_000n],
+    [2, 20_000n],
+    [3, 5_000n],
+  ]);
+  fixed(take('insufficient_payers'), [
+    [0, 1_000n],
+    [0, 1_000n],
+    [0, 2_000n],
+    [1, 1_000n],
+    [1, 3_000n],
+    [1, 1_000n],
+  ]);
+  fixed(take('evidence_boundary'), [
+    [4, 50_000n],
+    [4, 50_000n],
+    [5, 25_000n],
+    [6, 10_000n],
+    [6, 10_000n],
+  ]);
+  fixed(take('top_payer'), [
+    ...Array.from({ length: 10 }, (): [number, bigint] => [7, 100_000n]),
+    [8, 20_000n],
+    [9, 30_000n],
+  ]);
+  fixed(take('top_payer_boundary'), [
+    ...Array.from({ length: 9 }, (): [number, bigint] => [7, 100_000n]),
+    [8, 50_000n],
+    [9, 50_000n],
+  ]);
+  fixed(take('top_payer_few_payments'), [
+    ...Array.from({ length: 8 }, (): [number, bigint] => [8, 50_000n]),
+    [9, 1_000n],
+  ]);
 
   const oldOnly = take('old_only');
   for (let i = 0; i < 6; i++) at(gridTs(oldSlot()), settle(crowd(1)[0]!, oldOnly, BigInt(rng.int(1_000, 100_000))));
@@ -144,22 +179,41 @@ export function planEconomy(catalog: readonly CatalogSeller[], asOfTs: bigint, s
   // Plain transfers: to a seller with no settlement at all, and beside settlements of busy sellers.
   const plainOnly = take('plain_only');
   for (let i = 0; i < 6; i++) {
-    at(gridTs(inWindowSlot()), { calls: [{ type: 'plain', buyer: crowd(1)[0]!, to: plainOnly, value: 25_000n }], batch: false });
+    at(gridTs(inWindowSlot()), {
+      calls: [{ type: 'plain', buyer: crowd(1)[0]!, to: plainOnly, value: 25_000n }],
+      batch: false,
+    });
   }
   for (const s of planned.filter((p) => p.scenario === 'verified').slice(0, 8)) {
-    at(gridTs(anySlot()), { calls: [{ type: 'plain', buyer: crowd(1)[0]!, to: s.address, value: BigInt(rng.int(1_000, 2_000_000)) }], batch: false });
+    at(gridTs(anySlot()), {
+      calls: [{ type: 'plain', buyer: crowd(1)[0]!, to: s.address, value: BigInt(rng.int(1_000, 2_000_000)) }],
+      batch: false,
+    });
   }
 
   // A seller that also authorizes transfers to itself (a contract wallet signing for itself).
   const selfPaid = take('self_paid');
-  fixed(selfPaid, [[0, 10_000n], [1, 10_000n], [2, 10_000n], [3, 10_000n], [4, 10_000n], [5, 10_000n]]);
-  for (let i = 0; i < 3; i++) at(gridTs(inWindowSlot()), { calls: [{ type: 'self', seller: selfPaid, value: 500_000n }], batch: false });
+  fixed(selfPaid, [
+    [0, 10_000n],
+    [1, 10_000n],
+    [2, 10_000n],
+    [3, 10_000n],
+    [4, 10_000n],
+    [5, 10_000n],
+  ]);
+  for (let i = 0; i < 3; i++)
+    at(gridTs(inWindowSlot()), { calls: [{ type: 'self', seller: selfPaid, value: 500_000n }], batch: false });
 
   // Exactly on the window's edge: as_of - 30 d is outside, one second later is inside.
   const edge = take('window_edge');
   at(windowStart, settle(0, edge, 40_000n));
   at(windowStart + 1n, settle(1, edge, 30_000n));
-  fixed(edge, [[2, 20_000n], [3, 20_000n], [4, 20_000n], [5, 20_000n]]);
+  fixed(edge, [
+    [2, 20_000n],
+    [3, 20_000n],
+    [4, 20_000n],
+    [5, 20_000n],
+  ]);
 
   // Several authorizations per transaction, and a Multicall3 transfer of its own USDC beside them
   // (Transfer from an address that authorized nothing: not revenue).
@@ -171,7 +225,9 @@ export function planEconomy(catalog: readonly CatalogSeller[], asOfTs: bigint, s
       calls: [
         { type: 'settle', buyer: a!, to: batched, value: 10_000n, form: 'vrs' },
         { type: 'settle', buyer: b!, to: batched, value: 20_000n, form: 'bytes' },
-        ...(i % 2 === 0 ? [{ type: 'settle' as const, buyer: c!, to: batched, value: 30_000n, form: 'vrs' as const }] : []),
+        ...(i % 2 === 0
+          ? [{ type: 'settle' as const, buyer: c!, to: batched, value: 30_000n, form: 'vrs' as const }]
+          : []),
       ],
     });
   }
@@ -189,5 +245,13 @@ export function planEconomy(catalog: readonly CatalogSeller[], asOfTs: bigint, s
   const blocks = [...byTs]
     .sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))
     .map(([timestamp, txs]) => ({ timestamp, txs }));
-  return { asOfTs, startTs, buyers: DEMO_BUYERS, sellers: planned, selfPayers: [selfPaid], batcherFunding: 900_000n, blocks };
+  return {
+    asOfTs,
+    startTs,
+    buyers: DEMO_BUYERS,
+    sellers: planned,
+    selfPayers: [selfPaid],
+    batcherFunding: 900_000n,
+    blocks,
+  };
 }

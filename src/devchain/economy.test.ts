@@ -13,7 +13,15 @@ const crawl = JSON.parse(
   readFileSync(path.join(projectRoot, 'fixtures', 'catalog', 'bazaar-catalog-2025-12-31.json'), 'utf8'),
 ) as { resources: { accepts?: { network?: string; payTo?: string; asset?: string }[] }[] };
 
-interface ChainTransfer { tx: Hash; logIndex: number; block: bigint; ts: bigint; from: string; to: string; value: bigint }
+interface ChainTransfer {
+  tx: Hash;
+  logIndex: number;
+  block: bigint;
+  ts: bigint;
+  from: string;
+  to: string;
+  value: bigint;
+}
 let demo: DemoChain;
 let transfers: ChainTransfer[];
 let authorizers: Map<Hash, string[]>;
@@ -23,17 +31,37 @@ beforeAll(async () => {
   // Read the chain back with plain viem, independently of the seeding code.
   const client = createPublicClient({ transport: http(demo.url) });
   const [transferLogs, usedLogs] = await Promise.all([
-    client.getLogs({ address: demo.usdcAddress, event: parseAbiItem('event Transfer(address indexed from, address indexed to, uint256 value)'), fromBlock: 0n, toBlock: 'latest' }),
-    client.getLogs({ address: demo.usdcAddress, event: parseAbiItem('event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce)'), fromBlock: 0n, toBlock: 'latest' }),
+    client.getLogs({
+      address: demo.usdcAddress,
+      event: parseAbiItem('event Transfer(address indexed from, address indexed to, uint256 value)'),
+      fromBlock: 0n,
+      toBlock: 'latest',
+    }),
+    client.getLogs({
+      address: demo.usdcAddress,
+      event: parseAbiItem('event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce)'),
+      fromBlock: 0n,
+      toBlock: 'latest',
+    }),
   ]);
   const blockTs = new Map<bigint, bigint>();
-  for (const n of new Set(transferLogs.map((l) => l.blockNumber))) blockTs.set(n, (await client.getBlock({ blockNumber: n })).timestamp);
+  for (const n of new Set(transferLogs.map((l) => l.blockNumber)))
+    blockTs.set(n, (await client.getBlock({ blockNumber: n })).timestamp);
   transfers = transferLogs.map((l) => ({
-    tx: l.transactionHash, logIndex: l.logIndex, block: l.blockNumber, ts: blockTs.get(l.blockNumber)!,
-    from: l.args.from!.toLowerCase(), to: l.args.to!.toLowerCase(), value: l.args.value!,
+    tx: l.transactionHash,
+    logIndex: l.logIndex,
+    block: l.blockNumber,
+    ts: blockTs.get(l.blockNumber)!,
+    from: l.args.from!.toLowerCase(),
+    to: l.args.to!.toLowerCase(),
+    value: l.args.value!,
   }));
   authorizers = new Map();
-  for (const l of usedLogs) authorizers.set(l.transactionHash, [...(authorizers.get(l.transactionHash) ?? []), l.args.authorizer!.toLowerCase()]);
+  for (const l of usedLogs)
+    authorizers.set(l.transactionHash, [
+      ...(authorizers.get(l.transactionHash) ?? []),
+      l.args.authorizer!.toLowerCase(),
+    ]);
 }, 120_000);
 
 afterAll(async () => {
@@ -43,8 +71,13 @@ afterAll(async () => {
 /** SPEC section 2, rules 1-3 and the window, written out here on raw logs. */
 function verifiedInWindow(seller: string): ChainTransfer[] {
   return transfers.filter(
-    (t) => t.to === seller && t.from !== t.to && t.value > 0n && (authorizers.get(t.tx) ?? []).includes(t.from) &&
-      t.ts > AS_OF - WINDOW && t.ts <= AS_OF,
+    (t) =>
+      t.to === seller &&
+      t.from !== t.to &&
+      t.value > 0n &&
+      (authorizers.get(t.tx) ?? []).includes(t.from) &&
+      t.ts > AS_OF - WINDOW &&
+      t.ts <= AS_OF,
   );
 }
 function metrics(seller: string) {
@@ -68,7 +101,8 @@ describe('demo economy', () => {
     expect(demo.summary.transfers.map((t) => [t.txHash, t.logIndex, t.from, t.to, t.value, t.blockTimestamp])).toEqual(
       onChain.map((t) => [t.tx, t.logIndex, t.from, t.to, t.value, t.ts]),
     );
-    for (const s of demo.summary.sellers) expect(s.transfers.length).toBe(onChain.filter((t) => t.to === s.address).length);
+    for (const s of demo.summary.sellers)
+      expect(s.transfers.length).toBe(onChain.filter((t) => t.to === s.address).length);
   });
 
   it('default: 1,000-3,000 transactions over more than 31 days, ending exactly at as-of', () => {
@@ -87,7 +121,10 @@ describe('demo economy', () => {
     const accepts = crawl.resources.flatMap((i) => i.accepts ?? []);
     const basePayTo = new Map<string, number>();
     for (const a of accepts) {
-      if ((a.network === 'base' || a.network === 'eip155:8453') && /0x833589fcd6edb6e08f4c7c32d4f71b54bda02913$/i.test(a.asset ?? '')) {
+      if (
+        (a.network === 'base' || a.network === 'eip155:8453') &&
+        /0x833589fcd6edb6e08f4c7c32d4f71b54bda02913$/i.test(a.asset ?? '')
+      ) {
         const k = (a.payTo ?? '').toLowerCase();
         basePayTo.set(k, (basePayTo.get(k) ?? 0) + 1);
       }
@@ -127,14 +164,18 @@ describe('demo economy', () => {
     expect(transfers.filter((t) => t.to === plain).length).toBe(6);
     expect(metrics(plain).payments).toBe(0);
     const self = sellerOf('self_paid');
-    const selfAuthorized = transfers.filter((t) => t.to === self && t.from === self && (authorizers.get(t.tx) ?? []).includes(self));
+    const selfAuthorized = transfers.filter(
+      (t) => t.to === self && t.from === self && (authorizers.get(t.tx) ?? []).includes(self),
+    );
     expect(selfAuthorized.length).toBe(3);
     expect(metrics(self).payments).toBe(6);
     const batched = sellerOf('batched');
     const fromBatcher = transfers.filter((t) => t.to === batched && t.from === MULTICALL3);
     expect(fromBatcher.length).toBe(1);
     expect((authorizers.get(fromBatcher[0]!.tx) ?? []).length).toBe(1);
-    const multiAuth = new Set(transfers.filter((t) => t.to === batched && (authorizers.get(t.tx) ?? []).length >= 2).map((t) => t.tx));
+    const multiAuth = new Set(
+      transfers.filter((t) => t.to === batched && (authorizers.get(t.tx) ?? []).length >= 2).map((t) => t.tx),
+    );
     expect(multiAuth.size).toBe(4);
     expect(metrics(batched).payments).toBe(11);
   });

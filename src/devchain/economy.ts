@@ -7,7 +7,14 @@ import { catalogSellers } from './economy-sellers.ts';
 import { planEconomy, type EconomyPlan, type PlannedCall, type SellerScenario } from './economy-plan.ts';
 import { ensureMulticall3, MULTICALL3_ADDRESS, sendBatch, type BatchCall } from './multicall.ts';
 import { rpcRequest } from './rpc.ts';
-import { minedTransfers, sendMint, sendPlainTransfer, sendSettlement, type SentTransfer, type SettleParams } from './settle.ts';
+import {
+  minedTransfers,
+  sendMint,
+  sendPlainTransfer,
+  sendSettlement,
+  type SentTransfer,
+  type SettleParams,
+} from './settle.ts';
 import type { UsdcDeployment } from './usdc.ts';
 
 /** One USDC Transfer log the economy produced towards a seller. */
@@ -102,7 +109,8 @@ export async function seedDemoEconomy(dep: UsdcDeployment, options: SeedOptions)
     );
   }
   await ensureMulticall3(dep);
-  for (const seller of plan.selfPayers) await dep.clients.test.setCode({ address: seller, bytecode: ACCEPT_ALL_1271_WALLET });
+  for (const seller of plan.selfPayers)
+    await dep.clients.test.setCode({ address: seller, bytecode: ACCEPT_ALL_1271_WALLET });
 
   const pending: Pending[] = [];
   let blocks = 0;
@@ -131,7 +139,11 @@ export async function seedDemoEconomy(dep: UsdcDeployment, options: SeedOptions)
         const facilitator = dep.roles.facilitators[transactions % dep.roles.facilitators.length]!;
         transactions++;
         if (tx.batch) {
-          const sent = await sendBatch(dep, tx.calls.map((c) => batchCall(c, nextNonce)), { facilitator });
+          const sent = await sendBatch(
+            dep,
+            tx.calls.map((c) => batchCall(c, nextNonce)),
+            { facilitator },
+          );
           sent.forEach((s, i) => pending.push(describe(s, tx.calls[i]!, true)));
         } else {
           const call = tx.calls[0]!;
@@ -147,7 +159,8 @@ export async function seedDemoEconomy(dep: UsdcDeployment, options: SeedOptions)
       blocks++;
     }
     const pool = await rpcRequest<{ pending: string; queued: string }>(dep.rpcUrl, 'txpool_status', []);
-    if (BigInt(pool.pending) + BigInt(pool.queued) !== 0n) throw new Error('seedDemoEconomy: transactions left unmined');
+    if (BigInt(pool.pending) + BigInt(pool.queued) !== 0n)
+      throw new Error('seedDemoEconomy: transactions left unmined');
   } finally {
     await setAutomine(dep.rpcUrl, true);
   }
@@ -174,7 +187,13 @@ function contractWalletSigner(address: Address): SettleParams['from'] {
 
 function settleParams(call: Extract<PlannedCall, { type: 'settle' | 'self' }>, nextNonce: () => Hex): SettleParams {
   if (call.type === 'self') {
-    return { from: contractWalletSigner(call.seller), to: call.seller, value: call.value, nonce: nextNonce(), form: 'bytes' };
+    return {
+      from: contractWalletSigner(call.seller),
+      to: call.seller,
+      value: call.value,
+      nonce: nextNonce(),
+      form: 'bytes',
+    };
   }
   return { from: buyerAccount(call.buyer), to: call.to, value: call.value, nonce: nextNonce(), form: call.form };
 }
@@ -202,7 +221,10 @@ async function summarize(
   pending: Pending[],
   counts: { blocks: number; transactions: number },
 ): Promise<EconomySummary> {
-  const mined = await minedTransfers(dep, pending.map((p) => p.sent));
+  const mined = await minedTransfers(
+    dep,
+    pending.map((p) => p.sent),
+  );
   const transfers: DemoTransfer[] = mined
     .map((m, i) => ({
       kind: pending[i]!.kind,
@@ -217,9 +239,12 @@ async function summarize(
       to: m.to,
       value: m.value,
     }))
-    .sort((a, b) => (a.blockNumber === b.blockNumber ? a.logIndex - b.logIndex : a.blockNumber < b.blockNumber ? -1 : 1));
+    .sort((a, b) =>
+      a.blockNumber === b.blockNumber ? a.logIndex - b.logIndex : a.blockNumber < b.blockNumber ? -1 : 1,
+    );
   const head = await latestBlock(dep.rpcUrl);
-  if (head.timestamp !== plan.asOfTs) throw new Error(`seedDemoEconomy: head timestamp ${head.timestamp} is not asOfTs ${plan.asOfTs}`);
+  if (head.timestamp !== plan.asOfTs)
+    throw new Error(`seedDemoEconomy: head timestamp ${head.timestamp} is not asOfTs ${plan.asOfTs}`);
   return {
     chainId: dep.chainId,
     usdcAddress: dep.address,

@@ -4,7 +4,14 @@
  * Used by tests, benchmarks and the `demo` command (offline).
  */
 export { startAnvil, anvilBinaryPath, type AnvilInstance, type StartAnvilOptions } from './anvil.ts';
-export { anvilAccount, buyerAccount, buyerPrivateKey, ANVIL_MNEMONIC, DEV_ROLES, FACILITATOR_INDEXES } from './accounts.ts';
+export {
+  anvilAccount,
+  buyerAccount,
+  buyerPrivateKey,
+  ANVIL_MNEMONIC,
+  DEV_ROLES,
+  FACILITATOR_INDEXES,
+} from './accounts.ts';
 export {
   deployUsdc,
   linkBytecode,
@@ -30,12 +37,24 @@ export {
   type SentTransfer,
   type SettleParams,
 } from './settle.ts';
-export { ensureMulticall3, sendBatch, sendSettlementsInOneTransaction, MULTICALL3_ADDRESS, type BatchCall } from './multicall.ts';
+export {
+  ensureMulticall3,
+  sendBatch,
+  sendSettlementsInOneTransaction,
+  MULTICALL3_ADDRESS,
+  type BatchCall,
+} from './multicall.ts';
 export { inOneBlock, latestBlock, mine, setAutomine, setNextBlockTimestamp, type MinedBlock } from './blocks.ts';
 export { devClients, TxSender, TransactionRevertedError, waitForReceipt, type DevClients } from './tx.ts';
 export { catalogSellers, type CatalogSeller } from './economy-sellers.ts';
 export { planEconomy, DEMO_BUYERS, HISTORY_SECONDS, type EconomyPlan, type SellerScenario } from './economy-plan.ts';
-export { seedDemoEconomy, type DemoTransfer, type EconomySeller, type EconomySummary, type SeedOptions } from './economy.ts';
+export {
+  seedDemoEconomy,
+  type DemoTransfer,
+  type EconomySeller,
+  type EconomySummary,
+  type SeedOptions,
+} from './economy.ts';
 export { startDemoChain, readCatalogItems, DEMO_CATALOG_PATH, type DemoChain } from './demo-chain.ts';
 export { DEMO_FARM_ADDRESS, DEMO_FARM_LISTINGS, demoCatalogItems } from './demo-catalog.ts';
 export { createRng, type Rng } from './prng.ts';

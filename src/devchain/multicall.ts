@@ -61,7 +61,16 @@ export async function sendBatch(
       if ('settle' in call) {
         const { data, nonce } = await settlementCalldata(dep, call.settle);
         const s = call.settle;
-        return { data, sent: { kind: 'settlement', from: lower(s.from.address), to: lower(s.to), value: s.value, authorizationNonce: nonce } };
+        return {
+          data,
+          sent: {
+            kind: 'settlement',
+            from: lower(s.from.address),
+            to: lower(s.to),
+            value: s.value,
+            authorizationNonce: nonce,
+          },
+        };
       }
       const { to, value } = call.batcherTransfer;
       const data = encodeFunctionData({ abi: fiatTokenAbi, functionName: 'transfer', args: [getAddress(to), value] });
@@ -74,7 +83,11 @@ export async function sendBatch(
     args: [encoded.map((e) => ({ target: dep.address, allowFailure: false, callData: e.data }))],
   });
   const facilitator = options.facilitator ?? dep.roles.facilitators[0]!;
-  const hash = await dep.sender.send(facilitator, { to: MULTICALL3_ADDRESS, data, gas: 200_000n * BigInt(calls.length) });
+  const hash = await dep.sender.send(facilitator, {
+    to: MULTICALL3_ADDRESS,
+    data,
+    gas: 200_000n * BigInt(calls.length),
+  });
   return encoded.map((e) => ({ hash, ...e.sent }));
 }
 
@@ -84,5 +97,9 @@ export async function sendSettlementsInOneTransaction(
   settlements: readonly SettleParams[],
   options: { facilitator?: SettleParams['facilitator'] } = {},
 ): Promise<SentTransfer[]> {
-  return sendBatch(dep, settlements.map((settle) => ({ settle })), options);
+  return sendBatch(
+    dep,
+    settlements.map((settle) => ({ settle })),
+    options,
+  );
 }

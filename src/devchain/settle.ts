@@ -68,7 +68,10 @@ export function randomNonce(): Hex {
 }
 
 /** The calldata of the facilitator's transferWithAuthorization call, signed by `params.from`. */
-export async function settlementCalldata(dep: UsdcDeployment, params: SettleParams): Promise<{ data: Hex; nonce: Hex }> {
+export async function settlementCalldata(
+  dep: UsdcDeployment,
+  params: SettleParams,
+): Promise<{ data: Hex; nonce: Hex }> {
   if (params.value <= 0n) throw new RangeError('settle: value must be > 0');
   const message = {
     from: params.from.address,
@@ -79,19 +82,39 @@ export async function settlementCalldata(dep: UsdcDeployment, params: SettlePara
     nonce: params.nonce ?? randomNonce(),
   };
   const signature = await params.from.signTypedData({
-    domain: { name: USDC_NAME, version: USDC_VERSION, chainId: dep.chainId, verifyingContract: getAddress(dep.address) },
+    domain: {
+      name: USDC_NAME,
+      version: USDC_VERSION,
+      chainId: dep.chainId,
+      verifyingContract: getAddress(dep.address),
+    },
     types: transferWithAuthorizationTypes,
     primaryType: 'TransferWithAuthorization',
     message,
   });
-  const head = [message.from, message.to, message.value, message.validAfter, message.validBefore, message.nonce] as const;
+  const head = [
+    message.from,
+    message.to,
+    message.value,
+    message.validAfter,
+    message.validBefore,
+    message.nonce,
+  ] as const;
   let data: Hex;
   if ((params.form ?? 'vrs') === 'bytes') {
-    data = encodeFunctionData({ abi: fiatTokenAbi, functionName: 'transferWithAuthorization', args: [...head, signature] });
+    data = encodeFunctionData({
+      abi: fiatTokenAbi,
+      functionName: 'transferWithAuthorization',
+      args: [...head, signature],
+    });
   } else {
     const { r, s, v, yParity } = parseSignature(signature);
     const vNumber = v !== undefined ? Number(v) : yParity + 27;
-    data = encodeFunctionData({ abi: fiatTokenAbi, functionName: 'transferWithAuthorization', args: [...head, vNumber, r, s] });
+    data = encodeFunctionData({
+      abi: fiatTokenAbi,
+      functionName: 'transferWithAuthorization',
+      args: [...head, vNumber, r, s],
+    });
   }
   return { data, nonce: message.nonce };
 }
@@ -101,7 +124,14 @@ export async function sendSettlement(dep: UsdcDeployment, params: SettleParams):
   const { data, nonce } = await settlementCalldata(dep, params);
   const facilitator = params.facilitator ?? dep.roles.facilitators[0]!;
   const hash = await dep.sender.send(facilitator, { to: dep.address, data });
-  return { hash, kind: 'settlement', from: lower(params.from.address), to: lower(params.to), value: params.value, authorizationNonce: nonce };
+  return {
+    hash,
+    kind: 'settlement',
+    from: lower(params.from.address),
+    to: lower(params.to),
+    value: params.value,
+    authorizationNonce: nonce,
+  };
 }
 
 /**
@@ -120,8 +150,13 @@ export async function sendPlainTransfer(
   params: { from: LocalAccount; to: Address; value: bigint },
 ): Promise<SentTransfer> {
   const balance = await dep.clients.public.getBalance({ address: params.from.address });
-  if (balance < parseEther('0.1')) await dep.clients.test.setBalance({ address: params.from.address, value: parseEther('1') });
-  const data = encodeFunctionData({ abi: fiatTokenAbi, functionName: 'transfer', args: [getAddress(params.to), params.value] });
+  if (balance < parseEther('0.1'))
+    await dep.clients.test.setBalance({ address: params.from.address, value: parseEther('1') });
+  const data = encodeFunctionData({
+    abi: fiatTokenAbi,
+    functionName: 'transfer',
+    args: [getAddress(params.to), params.value],
+  });
   const hash = await dep.sender.send(params.from, { to: dep.address, data });
   return { hash, kind: 'plain', from: lower(params.from.address), to: lower(params.to), value: params.value };
 }
@@ -154,7 +189,10 @@ export async function fund(dep: UsdcDeployment, address: Address, value: bigint)
  * to that transaction's Transfer logs in order. Throws if any transaction reverted.
  */
 export async function minedTransfers(dep: UsdcDeployment, sent: readonly SentTransfer[]): Promise<MinedTransfer[]> {
-  const byHash = new Map<Hash, { logIndex: number; blockNumber: bigint; blockHash: Hash; from: string; to: string; value: bigint }[]>();
+  const byHash = new Map<
+    Hash,
+    { logIndex: number; blockNumber: bigint; blockHash: Hash; from: string; to: string; value: bigint }[]
+  >();
   const timestamps = new Map<bigint, bigint>();
   const out: MinedTransfer[] = [];
   // Receipts first, a few at a time: thousands of sequential round trips would dominate seeding.
@@ -187,7 +225,13 @@ export async function minedTransfers(dep: UsdcDeployment, sent: readonly SentTra
       blockTimestamp = (await dep.clients.public.getBlock({ blockNumber: log!.blockNumber })).timestamp;
       timestamps.set(log!.blockNumber, blockTimestamp);
     }
-    out.push({ ...item, blockNumber: log!.blockNumber, blockHash: log!.blockHash, blockTimestamp, logIndex: log!.logIndex });
+    out.push({
+      ...item,
+      blockNumber: log!.blockNumber,
+      blockHash: log!.blockHash,
+      blockTimestamp,
+      logIndex: log!.logIndex,
+    });
   }
   return out;
 }

@@ -67,9 +67,13 @@ export class TxSender {
   async send(account: LocalAccount, request: SendRequest): Promise<Hash> {
     const key = account.address.toLowerCase();
     const current =
-      this.nonces.get(key) ?? this.clients.public.getTransactionCount({ address: account.address, blockTag: 'pending' });
+      this.nonces.get(key) ??
+      this.clients.public.getTransactionCount({ address: account.address, blockTag: 'pending' });
     // Chained so that concurrent sends from one account still get consecutive nonces.
-    this.nonces.set(key, current.then((n) => n + 1));
+    this.nonces.set(
+      key,
+      current.then((n) => n + 1),
+    );
     try {
       const nonce = await current;
       const serialized = await account.signTransaction({

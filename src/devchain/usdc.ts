@@ -144,7 +144,11 @@ export async function deployUsdc(rpcUrl: string, options: DeployUsdcOptions = {}
     encodeFunctionData({ abi: fiatTokenAbi, functionName: 'initializeV2', args: [USDC_NAME] }),
     encodeFunctionData({ abi: fiatTokenAbi, functionName: 'initializeV2_1', args: [owner] }),
     encodeFunctionData({ abi: fiatTokenAbi, functionName: 'initializeV2_2', args: [[], 'USDC'] }),
-    encodeFunctionData({ abi: fiatTokenAbi, functionName: 'configureMinter', args: [roles.minter.address, maxUint256] }),
+    encodeFunctionData({
+      abi: fiatTokenAbi,
+      functionName: 'configureMinter',
+      args: [roles.minter.address, maxUint256],
+    }),
   ];
   for (const data of calls) {
     const hash = await sender.send(roles.owner, { to: target, data, gas: 1_000_000n });
@@ -173,7 +177,12 @@ async function assertEip712Domain(dep: UsdcDeployment): Promise<void> {
     read.readContract({ address: dep.address, abi: fiatTokenAbi, functionName: 'DOMAIN_SEPARATOR' }),
   ]);
   const expected = hashDomain({
-    domain: { name: USDC_NAME, version: USDC_VERSION, chainId: BigInt(dep.chainId), verifyingContract: getAddress(dep.address) },
+    domain: {
+      name: USDC_NAME,
+      version: USDC_VERSION,
+      chainId: BigInt(dep.chainId),
+      verifyingContract: getAddress(dep.address),
+    },
     types: {
       EIP712Domain: [
         { name: 'name', type: 'string' },
@@ -184,6 +193,8 @@ async function assertEip712Domain(dep: UsdcDeployment): Promise<void> {
     },
   });
   if (version !== USDC_VERSION || separator !== expected) {
-    throw new Error(`deployUsdc: EIP-712 domain mismatch (version ${version}, separator ${separator}, expected ${expected})`);
+    throw new Error(
+      `deployUsdc: EIP-712 domain mismatch (version ${version}, separator ${separator}, expected ${expected})`,
+    );
   }
 }

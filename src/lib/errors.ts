@@ -38,11 +38,19 @@ const TEMPORARY_NODE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT',
 
 /** Whether an error (from any layer) is temporary: ours, a Postgres SQLSTATE, or a socket error. */
 export function isTemporary(error: unknown): boolean {
-  for (let e: unknown = error; e instanceof Error || (e && typeof e === 'object'); e = (e as { cause?: unknown }).cause) {
+  for (
+    let e: unknown = error;
+    e instanceof Error || (e && typeof e === 'object');
+    e = (e as { cause?: unknown }).cause
+  ) {
     if (e instanceof TallyError) return e.temporary;
     const code = (e as { code?: unknown }).code;
     if (typeof code === 'string') {
-      if (/^[0-9A-Z]{5}$/.test(code) && (TEMPORARY_SQLSTATE_CLASSES.includes(code.slice(0, 2)) || TEMPORARY_SQLSTATES.has(code))) return true;
+      if (
+        /^[0-9A-Z]{5}$/.test(code) &&
+        (TEMPORARY_SQLSTATE_CLASSES.includes(code.slice(0, 2)) || TEMPORARY_SQLSTATES.has(code))
+      )
+        return true;
       if (TEMPORARY_NODE_CODES.has(code)) return true;
     }
     if (!(e as { cause?: unknown }).cause) break;

@@ -49,7 +49,10 @@ describe('parseJsonLossless', () => {
     });
   });
   it('behavior: never touches digits inside strings, even after escaped quotes', () => {
-    expect(parseJsonLossless('{"d":"x\\":12345678901234567890","e":1}')).toEqual({ d: 'x":12345678901234567890', e: 1 });
+    expect(parseJsonLossless('{"d":"x\\":12345678901234567890","e":1}')).toEqual({
+      d: 'x":12345678901234567890',
+      e: 1,
+    });
   });
   it('behavior: round-trips with writeJson', () => {
     const value = { m: 10n ** 30n, l: ['a', 3] };

@@ -77,7 +77,5 @@ export function parseJsonLossless(text: string): unknown {
     }
   }
   out += text.slice(last);
-  return JSON.parse(out, (_key, v) =>
-    typeof v === 'string' && v.startsWith('\u0000big:') ? BigInt(v.slice(5)) : v,
-  );
+  return JSON.parse(out, (_key, v) => (typeof v === 'string' && v.startsWith('\u0000big:') ? BigInt(v.slice(5)) : v));
 }

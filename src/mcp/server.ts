@@ -1,5 +1,11 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+  type CallToolResult,
+} from '@modelcontextprotocol/sdk/types.js';
 import { jsonSchemaOf } from '../api/openapi.ts';
 import { writeJson } from '../lib/json.ts';
 import type { Logger } from '../lib/log.ts';
@@ -22,7 +28,10 @@ const INSTRUCTIONS =
  * a tool error whose text is the API's error body, naming the argument; never a stack trace.
  */
 export function createMcpServer(api: ApiClient, log: Logger = silentLogger): Server {
-  const server = new Server({ name: 'x402-tally', version: '1.0.0' }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
+  const server = new Server(
+    { name: 'x402-tally', version: '1.0.0' },
+    { capabilities: { tools: {} }, instructions: INSTRUCTIONS },
+  );
   const tools = TOOLS.map((tool) => ({
     name: tool.name,
     description: tool.description,

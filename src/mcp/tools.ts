@@ -1,7 +1,14 @@
 import { z } from 'zod';
 import { SEARCH_MAX_CHARS } from '../api/schemas/query.ts';
 import { Address, Category, Count, Micro, Window } from '../api/schemas/common.ts';
-import { DirectoryPage, MarketDaily, PaymentRow, Provenance, RankingsPage, SellerProfile } from '../api/schemas/responses.ts';
+import {
+  DirectoryPage,
+  MarketDaily,
+  PaymentRow,
+  Provenance,
+  RankingsPage,
+  SellerProfile,
+} from '../api/schemas/responses.ts';
 import { parseJsonLossless } from '../lib/json.ts';
 import type { ApiClient } from './client.ts';
 
@@ -27,16 +34,24 @@ const generation = z
   .min(1)
   .max(INT4_MAX)
   .optional()
-  .describe('a retained published generation to read (default: the latest published); see generations.retained of /api/v1/meta');
+  .describe(
+    'a retained published generation to read (default: the latest published); see generations.retained of /api/v1/meta',
+  );
 const address = z
   .string()
   .regex(/^0x[0-9a-fA-F]{40}$/, 'must be a seller address: 0x followed by 40 hex digits')
   .describe('the seller: the address it is paid at, 0x + 40 hex digits, any case');
 const category = Category.optional().describe('only this category of the catalog');
-const limit = (max: number, fallback: number) => z.int().min(1).max(max).optional().describe(`rows, 1..${max}, default ${fallback}`);
+const limit = (max: number, fallback: number) =>
+  z.int().min(1).max(max).optional().describe(`rows, 1..${max}, default ${fallback}`);
 const day = z.iso.date('must be a date YYYY-MM-DD');
 
-export const METRICS = ['verified_revenue_30d_micro', 'median_payment_30d_micro', 'payments_30d', 'payers_30d'] as const;
+export const METRICS = [
+  'verified_revenue_30d_micro',
+  'median_payment_30d_micro',
+  'payments_30d',
+  'payers_30d',
+] as const;
 type MetricName = (typeof METRICS)[number];
 
 /** What each metric means, from docs/METHOD.md. */
@@ -62,7 +77,9 @@ const Explanation = z.strictObject({
   tier: SellerProfile.shape.tier,
   provenance: Provenance,
   window: Window,
-  sample_payments: z.array(PaymentRow).meta({ description: "the seller's newest verified payments of the window (up to 5)" }),
+  sample_payments: z
+    .array(PaymentRow)
+    .meta({ description: "the seller's newest verified payments of the window (up to 5)" }),
   audit_command: z.string().meta({ description: "the command that recomputes this seller's numbers from the chain" }),
 });
 
@@ -76,7 +93,11 @@ export interface Tool {
 }
 
 /** GETs one API URL; an API error becomes a ToolFailure with the API's code and message. */
-async function read(api: ApiClient, path: string, query: Record<string, string | number | undefined> = {}): Promise<Record<string, any>> {
+async function read(
+  api: ApiClient,
+  path: string,
+  query: Record<string, string | number | undefined> = {},
+): Promise<Record<string, any>> {
   const params = new URLSearchParams();
   for (const [k, v] of Object.entries(query)) if (v !== undefined) params.set(k, String(v));
   const qs = params.toString();
@@ -94,7 +115,7 @@ export const TOOLS: readonly Tool[] = [
     name: 'search_listings',
     description:
       'Full-text search of the x402 Bazaar listings (title, description, resource URL): listings holding every word of query, best ' +
-      'match first. Each row carries its seller\'s verified 30-day numbers (seller-attributed). Use verified_only to keep sellers ' +
+      "match first. Each row carries its seller's verified 30-day numbers (seller-attributed). Use verified_only to keep sellers " +
       'whose revenue is verified on chain.',
     input: z.strictObject({
       query: z
@@ -110,7 +131,14 @@ export const TOOLS: readonly Tool[] = [
     }),
     output: DirectoryPage,
     call: (api, a) =>
-      read(api, '/sellers', { q: a.query, category: a.category, tier: a.verified_only ? 'verified' : undefined, limit: a.limit, cursor: a.cursor, generation: a.generation }),
+      read(api, '/sellers', {
+        q: a.query,
+        category: a.category,
+        tier: a.verified_only ? 'verified' : undefined,
+        limit: a.limit,
+        cursor: a.cursor,
+        generation: a.generation,
+      }),
   },
   {
     name: 'get_seller',
@@ -118,28 +146,39 @@ export const TOOLS: readonly Tool[] = [
       "A seller's profile: its verified 30-day revenue, median payment, payments and payers, each with the provenance to recompute it; " +
       'its evidence state, tier, farm flags and listings; and its daily series when the generation has one.',
     input: z.strictObject({ address, generation }),
-    output: SellerProfile.extend({ daily: z.array(SellerDay).optional().meta({ description: 'one row per UTC day of the window with payments' }) }),
+    output: SellerProfile.extend({
+      daily: z.array(SellerDay).optional().meta({ description: 'one row per UTC day of the window with payments' }),
+    }),
     call: async (api, a) => {
       const slug = String(a.address).toLowerCase();
       const profile = await read(api, `/sellers/${slug}`, { generation: a.generation });
       // The daily series is read from the same generation as the profile.
-      const daily = await read(api, `/sellers/${slug}/daily`, { generation: profile.generation }).catch((error: unknown) => {
-        if (error instanceof ToolFailure && error.code === 'not_found') return undefined; // an API without the daily series
-        throw error;
-      });
+      const daily = await read(api, `/sellers/${slug}/daily`, { generation: profile.generation }).catch(
+        (error: unknown) => {
+          if (error instanceof ToolFailure && error.code === 'not_found') return undefined; // an API without the daily series
+          throw error;
+        },
+      );
       return daily ? { ...profile, daily: daily.days } : profile;
     },
   },
   {
     name: 'top_sellers',
     description: 'Verified sellers ranked by verified 30-day revenue (descending), optionally within one category.',
-    input: z.strictObject({ category, limit: limit(500, 100), cursor: z.string().optional().describe('next_cursor of the previous result'), generation }),
+    input: z.strictObject({
+      category,
+      limit: limit(500, 100),
+      cursor: z.string().optional().describe('next_cursor of the previous result'),
+      generation,
+    }),
     output: RankingsPage,
-    call: (api, a) => read(api, '/rankings', { category: a.category, limit: a.limit, cursor: a.cursor, generation: a.generation }),
+    call: (api, a) =>
+      read(api, '/rankings', { category: a.category, limit: a.limit, cursor: a.cursor, generation: a.generation }),
   },
   {
     name: 'market_daily',
-    description: 'The daily market aggregate of verified x402 payments: volume, payments, payers, sellers paid, median payment; newest day first.',
+    description:
+      'The daily market aggregate of verified x402 payments: volume, payments, payers, sellers paid, median payment; newest day first.',
     input: z.strictObject({
       from: day.optional().describe('first day, inclusive (YYYY-MM-DD)'),
       to: day.optional().describe('last day, inclusive (YYYY-MM-DD)'),

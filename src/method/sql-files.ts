@@ -20,12 +20,21 @@ const STEP_FILE = /^\d{2}[a-z]?_[a-z0-9_]+\.sql$/;
 export function loadMethodSteps(version = METHOD_VERSION, dir = path.join(sqlDir, 'method')): MethodStep[] {
   const versionDir = path.join(dir, version);
   const files = [
-    ...readdirSync(dir).filter((f) => STEP_FILE.test(f)).map((file) => ({ file, full: path.join(dir, file) })),
+    ...readdirSync(dir)
+      .filter((f) => STEP_FILE.test(f))
+      .map((file) => ({ file, full: path.join(dir, file) })),
     ...(existsSync(versionDir) ? readdirSync(versionDir) : [])
       .filter((f) => STEP_FILE.test(f))
       .map((file) => ({ file: `${version}/${file}`, full: path.join(versionDir, file) })),
   ];
   return files
     .sort((a, b) => (path.basename(a.file) < path.basename(b.file) ? -1 : 1))
-    .map(({ file, full }) => ({ name: path.basename(file).replace(/^\d{2}[a-z]?_/, '').slice(0, -4), file, sql: readFileSync(full, 'utf8') }));
+    .map(({ file, full }) => ({
+      name: path
+        .basename(file)
+        .replace(/^\d{2}[a-z]?_/, '')
+        .slice(0, -4),
+      file,
+      sql: readFileSync(full, 'utf8'),
+    }));
 }

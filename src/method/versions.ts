@@ -20,7 +20,9 @@ export const METHOD_VERSIONS: Readonly<Record<string, MethodVersion>> = Object.f
 export function methodVersion(version: string): MethodVersion {
   const entry = Object.hasOwn(METHOD_VERSIONS, version) ? METHOD_VERSIONS[version] : undefined;
   if (!entry) {
-    throw new TallyError(`method ${version} is not implemented here (known: ${Object.keys(METHOD_VERSIONS).join(', ')})`);
+    throw new TallyError(
+      `method ${version} is not implemented here (known: ${Object.keys(METHOD_VERSIONS).join(', ')})`,
+    );
   }
   return entry;
 }

@@ -16,7 +16,14 @@ export interface GenerationRows {
     constants: unknown;
     sources: unknown;
     digests: { catalog_sha256: string; evidence_sha256: string | null };
-    catalog: { snapshot_id: bigint; source: string; fetched_at: string; items: number; listings: number; rejected: number };
+    catalog: {
+      snapshot_id: bigint;
+      source: string;
+      fetched_at: string;
+      items: number;
+      listings: number;
+      rejected: number;
+    };
   };
   catalogItemLines: string[];
   rejects: Record<string, unknown>[];
@@ -67,7 +74,17 @@ export async function readGenerationRows(db: Kysely<Schema>, generation: number)
     .execute();
   const payments = await db
     .selectFrom('generation_payments')
-    .select(['tx_hash', 'log_index', 'block_number', 'block_hash', 'block_timestamp', 'payer', 'seller_address', 'value', 'in_window'])
+    .select([
+      'tx_hash',
+      'log_index',
+      'block_number',
+      'block_hash',
+      'block_timestamp',
+      'payer',
+      'seller_address',
+      'value',
+      'in_window',
+    ])
     .where('generation', '=', generation)
     .orderBy('block_number')
     .orderBy('log_index')

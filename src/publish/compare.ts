@@ -49,7 +49,8 @@ function compareRows(
   }
 }
 
-const periodText = (p: Record<string, unknown> | undefined) => (p ? `${String(p.payments)} payments ${String(p.sha256)}` : 'no payment');
+const periodText = (p: Record<string, unknown> | undefined) =>
+  p ? `${String(p.payments)} payments ${String(p.sha256)}` : 'no payment';
 const isoOf = (start: string) => new Date(Number(start) * 1000).toISOString().replace('.000Z', 'Z');
 
 /**
@@ -59,7 +60,8 @@ const isoOf = (start: string) => new Date(Number(start) * 1000).toISOString().re
  * computations part. Undefined when every period agrees (or under 1.0.0, which has no periods).
  */
 export function firstPeriodDifference(published: GenerationRows, recomputed: GenerationRows): Difference | undefined {
-  const index = (rows: Record<string, unknown>[], key: (r: Record<string, unknown>) => string) => new Map(rows.map((r) => [key(r), r]));
+  const index = (rows: Record<string, unknown>[], key: (r: Record<string, unknown>) => string) =>
+    new Map(rows.map((r) => [key(r), r]));
   const start = (r: Record<string, unknown>) => String(r.period_start);
   const p = index(published.periods, start);
   const r = index(recomputed.periods, start);
@@ -67,8 +69,14 @@ export function firstPeriodDifference(published: GenerationRows, recomputed: Gen
   const first = starts.find((k) => periodText(p.get(k)) !== periodText(r.get(k)));
   if (first === undefined) return undefined;
   const sellerKey = (row: Record<string, unknown>) => `${String(row.seller_address)}@${start(row)}`;
-  const ps = index(published.sellerPeriods.filter((x) => start(x) === first), sellerKey);
-  const rs = index(recomputed.sellerPeriods.filter((x) => start(x) === first), sellerKey);
+  const ps = index(
+    published.sellerPeriods.filter((x) => start(x) === first),
+    sellerKey,
+  );
+  const rs = index(
+    recomputed.sellerPeriods.filter((x) => start(x) === first),
+    sellerKey,
+  );
   const seller = [...new Set([...ps.keys(), ...rs.keys()])]
     .sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)))
     .find((k) => periodText(ps.get(k)) !== periodText(rs.get(k)));
@@ -92,7 +100,12 @@ export function compareGenerationRows(published: GenerationRows, recomputed: Gen
   const rg = recomputed.generation;
   for (const name of ['catalog_sha256', 'evidence_sha256'] as const) {
     if (pg.digests[name] !== rg.digests[name]) {
-      out.push({ kind: 'digest', key: name, published: String(pg.digests[name]), recomputed: String(rg.digests[name]) });
+      out.push({
+        kind: 'digest',
+        key: name,
+        published: String(pg.digests[name]),
+        recomputed: String(rg.digests[name]),
+      });
     }
   }
   const bisected = firstPeriodDifference(published, recomputed);
@@ -104,7 +117,8 @@ export function compareGenerationRows(published: GenerationRows, recomputed: Gen
   const pc = (pg.constants ?? {}) as Record<string, unknown>;
   const rc = (rg.constants ?? {}) as Record<string, unknown>;
   for (const key of [...new Set([...Object.keys(pc), ...Object.keys(rc)])].sort()) {
-    if (show(pc[key]) !== show(rc[key])) out.push({ kind: 'constant', key, published: show(pc[key]), recomputed: show(rc[key]) });
+    if (show(pc[key]) !== show(rc[key]))
+      out.push({ kind: 'constant', key, published: show(pc[key]), recomputed: show(rc[key]) });
   }
   for (const field of ['start', 'end', 'seconds', 'market_from'] as const) {
     const a = show(pg.window?.[field]);
@@ -120,9 +134,21 @@ export function compareGenerationRows(published: GenerationRows, recomputed: Gen
   compareRows('seller', (r) => String(r.seller_address), published.sellers, recomputed.sellers, out);
   compareRows('payment', (r) => `${r.tx_hash}:${r.log_index}`, published.payments, recomputed.payments, out);
   compareRows('market_day', (r) => String(r.day), published.marketDaily, recomputed.marketDaily, out);
-  compareRows('seller_day', (r) => `${String(r.seller_address)}@${String(r.day)}`, published.sellerDaily, recomputed.sellerDaily, out);
+  compareRows(
+    'seller_day',
+    (r) => `${String(r.seller_address)}@${String(r.day)}`,
+    published.sellerDaily,
+    recomputed.sellerDaily,
+    out,
+  );
   compareRows('period', (r) => String(r.period_start), published.periods, recomputed.periods, out);
-  compareRows('seller_period', (r) => `${String(r.seller_address)}@${String(r.period_start)}`, published.sellerPeriods, recomputed.sellerPeriods, out);
+  compareRows(
+    'seller_period',
+    (r) => `${String(r.seller_address)}@${String(r.period_start)}`,
+    published.sellerPeriods,
+    recomputed.sellerPeriods,
+    out,
+  );
   return out;
 }
 
@@ -146,7 +172,12 @@ export function compareSellerRows(published: GenerationRows, recomputed: Generat
   compareRows('seller', (r) => String(r.seller_address), noRank(published.sellers), noRank(recomputed.sellers), out);
   compareRows('listing', (r) => String(r.listing_id), own(published.listings), own(recomputed.listings), out);
   compareRows('payment', (r) => `${r.tx_hash}:${r.log_index}`, own(published.payments), own(recomputed.payments), out);
-  compareRows('seller_period', (r) => `${String(r.seller_address)}@${String(r.period_start)}`,
-    own(published.sellerPeriods), own(recomputed.sellerPeriods), out);
+  compareRows(
+    'seller_period',
+    (r) => `${String(r.seller_address)}@${String(r.period_start)}`,
+    own(published.sellerPeriods),
+    own(recomputed.sellerPeriods),
+    out,
+  );
   return out;
 }

@@ -84,7 +84,10 @@ export function bundleFiles(rows: GenerationRows): { manifest: Manifest; texts: 
 /** The largest manifest.json read, in bytes. */
 export const MAX_MANIFEST_BYTES = 1_000_000;
 
-const chainInt = z.union([z.bigint(), z.int()], { error: 'must be a whole number' }).transform((v) => BigInt(v)).pipe(z.bigint().nonnegative('must not be negative'));
+const chainInt = z
+  .union([z.bigint(), z.int()], { error: 'must be a whole number' })
+  .transform((v) => BigInt(v))
+  .pipe(z.bigint().nonnegative('must not be negative'));
 const hex64 = z.string().regex(/^[0-9a-f]{64}$/, 'must be 64 lowercase hex digits');
 
 /**
@@ -96,12 +99,23 @@ const ManifestSchema = z.looseObject({
   generation: z.int().positive(),
   method_version: z.string().regex(/^\d+\.\d+\.\d+$/, 'must be a version like 1.0.0'),
   generated_at: z.string(),
-  as_of: z.looseObject({ block_number: chainInt, block_hash: z.string().regex(/^0x[0-9a-f]{64}$/, 'must be 0x + 64 hex digits'), timestamp: chainInt }),
+  as_of: z.looseObject({
+    block_number: chainInt,
+    block_hash: z.string().regex(/^0x[0-9a-f]{64}$/, 'must be 0x + 64 hex digits'),
+    timestamp: chainInt,
+  }),
   window: z.looseObject({ start: chainInt, end: chainInt, seconds: chainInt, market_from: chainInt }),
   constants: z.record(z.string(), z.unknown()),
   sources: z.array(z.unknown()),
   digests: z.looseObject({ catalog_sha256: hex64, evidence_sha256: hex64.nullable() }),
-  catalog: z.looseObject({ snapshot_id: chainInt, source: z.string(), fetched_at: z.string(), items: z.int(), listings: z.int(), rejected: z.int() }),
+  catalog: z.looseObject({
+    snapshot_id: chainInt,
+    source: z.string(),
+    fetched_at: z.string(),
+    items: z.int(),
+    listings: z.int(),
+    rejected: z.int(),
+  }),
   files: z.array(z.strictObject({ name: z.string(), sha256: hex64, rows: z.int().nonnegative() })),
 });
 
@@ -119,10 +133,14 @@ export interface Bundle {
  */
 export async function readBundle(dir: string): Promise<Bundle> {
   const file = path.join(dir, 'manifest.json');
-  const size = await stat(file).then((s) => s.size, () => null);
+  const size = await stat(file).then(
+    (s) => s.size,
+    () => null,
+  );
   if (size === null) throw new TallyError(`there is no ${file}: is this an x402-tally bundle?`);
   // A manifest is a few KB; a huge one is not a manifest, and is not read into memory.
-  if (size > MAX_MANIFEST_BYTES) throw new TallyError(`${file} is ${size} bytes; a bundle manifest is at most ${MAX_MANIFEST_BYTES}`);
+  if (size > MAX_MANIFEST_BYTES)
+    throw new TallyError(`${file} is ${size} bytes; a bundle manifest is at most ${MAX_MANIFEST_BYTES}`);
   let json: unknown;
   try {
     json = parseJsonLossless(await readFile(file, 'utf8'));
@@ -150,7 +168,8 @@ export async function readBundle(dir: string): Promise<Bundle> {
       continue;
     }
     const lines = text.split('\n').filter((l) => l.length > 0);
-    if (sha256(text) !== entry.sha256) integrity.push(`${name}: sha256 differs from the manifest (the file was changed)`);
+    if (sha256(text) !== entry.sha256)
+      integrity.push(`${name}: sha256 differs from the manifest (the file was changed)`);
     if (lines.length !== entry.rows) integrity.push(`${name}: ${lines.length} rows, the manifest says ${entry.rows}`);
     (rows as any)[key] = key === 'catalogItemLines' ? lines : lines.map((l) => parseJsonLossless(l));
   }

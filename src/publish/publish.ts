@@ -22,7 +22,11 @@ export interface PublishOptions {
  * numbered below the live one, or (without `allowOlderAsOf`) computed as of an older block, fails
  * and changes nothing. Not safe to call twice for the same generation (the second call fails).
  */
-export async function publishGeneration(db: Kysely<Schema>, generation: number, options: PublishOptions = {}): Promise<void> {
+export async function publishGeneration(
+  db: Kysely<Schema>,
+  generation: number,
+  options: PublishOptions = {},
+): Promise<void> {
   await db.transaction().execute(async (trx) => {
     // Lock the pointer row (or, before the first publish, the table) so racing publishers queue.
     await sql`lock table published_pointer in share row exclusive mode`.execute(trx);
@@ -43,7 +47,11 @@ export async function publishGeneration(db: Kysely<Schema>, generation: number, 
       );
     }
     if (latest && current && !options.allowOlderAsOf) {
-      const live = await trx.selectFrom('generations').select('as_of_block').where('generation', '=', current.generation).executeTakeFirstOrThrow();
+      const live = await trx
+        .selectFrom('generations')
+        .select('as_of_block')
+        .where('generation', '=', current.generation)
+        .executeTakeFirstOrThrow();
       if (BigInt(row.as_of_block) < BigInt(live.as_of_block)) {
         throw new TallyError(
           `generation ${generation} is as of block ${row.as_of_block}, older than block ${live.as_of_block} of the live generation ${current.generation}; ` +

@@ -35,7 +35,17 @@ export interface CycleDeps {
 }
 
 /** Points where a run can be interrupted (tests inject a crash with `failAt`). */
-export const RUN_STAGES = ['migrate', 'lock', 'catalog', 'snapshot', 'as_of', 'sync', 'compute', 'publish', 'prune'] as const;
+export const RUN_STAGES = [
+  'migrate',
+  'lock',
+  'catalog',
+  'snapshot',
+  'as_of',
+  'sync',
+  'compute',
+  'publish',
+  'prune',
+] as const;
 export type RunStage = (typeof RUN_STAGES)[number];
 
 export interface CycleOptions {
@@ -109,13 +119,29 @@ export async function runCycle(
   if (!options.lockHeld) lock = await stage('lock', () => acquireRunLock(database, config.DATABASE_URL));
   try {
     const catalog = await stage('catalog', () =>
-      deps.readCatalog(config.CATALOG_SOURCE, { chainId: config.CHAIN_ID, usdcAddress: config.USDC_ADDRESS, log: log.child({ stage: 'catalog' }) }),
+      deps.readCatalog(config.CATALOG_SOURCE, {
+        chainId: config.CHAIN_ID,
+        usdcAddress: config.USDC_ADDRESS,
+        log: log.child({ stage: 'catalog' }),
+      }),
     );
     const sellers = sellersOf(catalog);
-    log.info({ items: catalog.items.length, listings: catalog.listings.length, rejected: catalog.rejects.length, sellers: sellers.length }, 'catalog read');
+    log.info(
+      {
+        items: catalog.items.length,
+        listings: catalog.listings.length,
+        rejected: catalog.rejects.length,
+        sellers: sellers.length,
+      },
+      'catalog read',
+    );
     const catalogSnapshotId = await stage('snapshot', () => deps.storeCatalogSnapshot(db, catalog));
 
-    const client = deps.createChainClient({ rpcUrls: [...config.RPC_URL], chainId: config.CHAIN_ID, log: log.child({ stage: 'chain' }) });
+    const client = deps.createChainClient({
+      rpcUrls: [...config.RPC_URL],
+      chainId: config.CHAIN_ID,
+      log: log.child({ stage: 'chain' }),
+    });
     const asOf = await stage('as_of', () =>
       deps.resolveAsOf(client, {
         ...(config.AS_OF_BLOCK !== undefined ? { asOfBlock: config.AS_OF_BLOCK } : {}),
@@ -127,8 +153,21 @@ export async function runCycle(
     const { publishAs, finalBlock } = await checkAsOfAgainstLive(db, config, asOf, options.makeLatest ?? false);
 
     const sources = buildSources(
-      { source: catalog.source, fetchedAt: catalog.fetchedAt, items: catalog.items.length, listings: catalog.listings.length, rejected: catalog.rejects.length, sha256: catalog.sha256 },
-      { chainId: config.CHAIN_ID, contract: config.USDC_ADDRESS, indexedToBlock: asOf.number, indexedToTimestamp: asOf.timestamp, now: readAt },
+      {
+        source: catalog.source,
+        fetchedAt: catalog.fetchedAt,
+        items: catalog.items.length,
+        listings: catalog.listings.length,
+        rejected: catalog.rejects.length,
+        sha256: catalog.sha256,
+      },
+      {
+        chainId: config.CHAIN_ID,
+        contract: config.USDC_ADDRESS,
+        indexedToBlock: asOf.number,
+        indexedToTimestamp: asOf.timestamp,
+        now: readAt,
+      },
     );
     const syncStarted = performance.now();
     const { generation, runSeq, sync } = await syncAndCompute(db, deps, client, {
@@ -145,7 +184,9 @@ export async function runCycle(
         ...(finalBlock !== undefined ? { finalBlock } : {}),
         ...(options.signal ? { signal: options.signal } : {}),
         onProgress: (p) => {
-          progress(`sync ${progressBar(p.ranges, p.totalRanges, performance.now() - syncStarted)} (blocks ${p.fromBlock}-${p.toBlock})`);
+          progress(
+            `sync ${progressBar(p.ranges, p.totalRanges, performance.now() - syncStarted)} (blocks ${p.fromBlock}-${p.toBlock})`,
+          );
           // A synchronous hook can stop the run between two stored chunks (tests).
           void hook(`sync:chunk:${p.ranges}`);
         },
@@ -168,7 +209,19 @@ export async function runCycle(
     const prunedResult = await stage('prune', () => deps.pruneGenerations(db, config.RETAIN_GENERATIONS));
     const pruned = Array.isArray(prunedResult) ? prunedResult : prunedResult.generations;
     if (pruned.length > 0) log.info({ pruned }, 'generations pruned');
-    return { generation, latest: publishAs === 'latest', asOf, catalogSnapshotId, runSeq, sellers: sellers.length, listings: catalog.listings.length, rejected: catalog.rejects.length, sync, pruned, ms };
+    return {
+      generation,
+      latest: publishAs === 'latest',
+      asOf,
+      catalogSnapshotId,
+      runSeq,
+      sellers: sellers.length,
+      listings: catalog.listings.length,
+      rejected: catalog.rejects.length,
+      sync,
+      pruned,
+      ms,
+    };
   } finally {
     await lock?.release();
   }
@@ -204,7 +257,13 @@ async function checkAsOfAgainstLive(
     throw new TemporaryError(
       `the node's ${what} is ${asOf.number}, below block ${liveBlock} of the live generation ${live.generation}: ` +
         'the provider went back in time (out of sync, or a lagging node behind a load balancer); nothing was published',
-      { details: { asOfBlock: asOf.number.toString(), liveAsOfBlock: liveBlock.toString(), liveGeneration: live.generation } },
+      {
+        details: {
+          asOfBlock: asOf.number.toString(),
+          liveAsOfBlock: liveBlock.toString(),
+          liveGeneration: live.generation,
+        },
+      },
     );
   }
   return {

@@ -9,7 +9,11 @@ import type { CycleDeps } from './cycle.ts';
 
 /** The sellers a generation covers: every seller_address of the catalog's base_usdc listings, in byte order. */
 export function sellersOf(catalog: Catalog): string[] {
-  return [...new Set(catalog.listings.flatMap((l) => (l.verifiability === 'base_usdc' && l.seller_address ? [l.seller_address] : [])))].sort();
+  return [
+    ...new Set(
+      catalog.listings.flatMap((l) => (l.verifiability === 'base_usdc' && l.seller_address ? [l.seller_address] : [])),
+    ),
+  ].sort();
 }
 
 export interface SyncAndComputeOptions {
@@ -50,7 +54,15 @@ export async function syncAndCompute(
   const { rows } = await sql<{ seq: bigint }>`select nextval('ingest_seq') as seq`.execute(db);
   const runSeq = BigInt(rows[0]!.seq);
   const sync = await stage('sync', () =>
-    deps.syncChain(db, client, { usdcAddress: o.usdcAddress, sellers, asOf: o.asOf, windowSeconds: o.windowSeconds, runSeq, log: log.child({ stage: 'sync' }), ...o.sync }),
+    deps.syncChain(db, client, {
+      usdcAddress: o.usdcAddress,
+      sellers,
+      asOf: o.asOf,
+      windowSeconds: o.windowSeconds,
+      runSeq,
+      log: log.child({ stage: 'sync' }),
+      ...o.sync,
+    }),
   );
   log.info({ sync }, 'chain synced');
   const generation = await stage('compute', () =>

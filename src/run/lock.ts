@@ -46,7 +46,9 @@ export async function acquirePgRunLock(databaseUrl: string): Promise<HeldLock> {
       try {
         await client.query('select 1');
       } catch (error) {
-        throw new TemporaryError('the run lock was lost (database connection dropped); run again later', { cause: error });
+        throw new TemporaryError('the run lock was lost (database connection dropped); run again later', {
+          cause: error,
+        });
       }
     },
     async release() {

@@ -5,12 +5,40 @@ describe('buildSources', () => {
   it('default', () => {
     // as-of at 2025-01-01T00:00:00Z (1735689600), read 90 seconds later.
     const sources = buildSources(
-      { source: 'catalog.json', fetchedAt: new Date('2025-01-01T00:00:05Z'), items: 3, listings: 2, rejected: 1, sha256: 'ab' },
-      { chainId: 8453, contract: '0xc', indexedToBlock: 7n, indexedToTimestamp: 1_735_689_600n, now: new Date('2025-01-01T00:01:30Z') },
+      {
+        source: 'catalog.json',
+        fetchedAt: new Date('2025-01-01T00:00:05Z'),
+        items: 3,
+        listings: 2,
+        rejected: 1,
+        sha256: 'ab',
+      },
+      {
+        chainId: 8453,
+        contract: '0xc',
+        indexedToBlock: 7n,
+        indexedToTimestamp: 1_735_689_600n,
+        now: new Date('2025-01-01T00:01:30Z'),
+      },
     );
     expect(sources).toEqual([
-      { name: 'catalog', source: 'catalog.json', fetched_at: '2025-01-01T00:00:05.000Z', items: 3, listings: 2, rejected: 1, sha256: 'ab' },
-      { name: 'base_usdc', chain_id: 8453, contract: '0xc', indexed_to_block: 7, indexed_to_timestamp: '2025-01-01T00:00:00.000Z', lag_seconds: 90 },
+      {
+        name: 'catalog',
+        source: 'catalog.json',
+        fetched_at: '2025-01-01T00:00:05.000Z',
+        items: 3,
+        listings: 2,
+        rejected: 1,
+        sha256: 'ab',
+      },
+      {
+        name: 'base_usdc',
+        chain_id: 8453,
+        contract: '0xc',
+        indexed_to_block: 7,
+        indexed_to_timestamp: '2025-01-01T00:00:00.000Z',
+        lag_seconds: 90,
+      },
     ]);
   });
 

@@ -1,6 +1,13 @@
 import type { Kysely } from 'kysely';
 import pLimit from 'p-limit';
-import { BlockCache, fetchPaymentLogs, findFirstBlockAtOrAfter, type AsOf, type ChainClient, type PaymentLogs } from '../chain/index.ts';
+import {
+  BlockCache,
+  fetchPaymentLogs,
+  findFirstBlockAtOrAfter,
+  type AsOf,
+  type ChainClient,
+  type PaymentLogs,
+} from '../chain/index.ts';
 import type { Schema } from '../db/index.ts';
 import { TallyError } from '../lib/errors.ts';
 import { silentLogger, type Logger } from '../lib/log.ts';
@@ -98,7 +105,14 @@ export async function syncChain(db: Kysely<Schema>, client: ChainClient, options
   const signal = options.signal ? AbortSignal.any([options.signal, failure.signal]) : failure.signal;
   const sellers = [...new Set(options.sellers.map((s) => s.toLowerCase()))].sort();
 
-  const reorg = await rollbackReorgs(db, client, { asOf, runSeq, signal, run, log, ...(options.finalBlock !== undefined ? { finalBlock: options.finalBlock } : {}) });
+  const reorg = await rollbackReorgs(db, client, {
+    asOf,
+    runSeq,
+    signal,
+    run,
+    log,
+    ...(options.finalBlock !== undefined ? { finalBlock: options.finalBlock } : {}),
+  });
   const coverage = await loadCoverage(db, sellers);
   const dayStart = utcDayStart(asOf.timestamp - BigInt(options.windowSeconds));
   const fresh = sellers.filter((s) => {
@@ -110,7 +124,10 @@ export async function syncChain(db: Kysely<Schema>, client: ChainClient, options
     const first = await findFirstBlockAtOrAfter(client, dayStart, asOf.number, signal);
     // Block 0 at or after the day start: the chain is younger than the window.
     backfillFrom = first.number === 0n ? { block: 0n, ts: 0n } : { block: first.number, ts: dayStart };
-    await deleteCoverage(db, fresh.filter((s) => coverage.has(s)));
+    await deleteCoverage(
+      db,
+      fresh.filter((s) => coverage.has(s)),
+    );
   }
 
   // Sellers grouped by where they start, cut into batches of one topic filter each.
@@ -126,13 +143,17 @@ export async function syncChain(db: Kysely<Schema>, client: ChainClient, options
   }
   const work: Batch[] = [];
   for (const [start, group] of byStart) {
-    for (const b of batches(group, options.sellerBatchSize ?? 500)) work.push({ sellers: b, start, from: backfillFrom });
+    for (const b of batches(group, options.sellerBatchSize ?? 500))
+      work.push({ sellers: b, start, from: backfillFrom });
   }
   const blockRange = BigInt(options.blockRange ?? 200_000);
   const requestSpan = BigInt(options.requestSpan ?? 10_000);
   const plans = work.map((b) => ({ batch: b, chunks: alignedChunks(b.start, asOf.number, blockRange) }));
   const totalRanges = plans.reduce((n, p) => n + p.chunks.length, 0);
-  log.info({ sellers: sellers.length, newSellers: fresh.length, batches: work.length, ranges: totalRanges }, 'sync planned');
+  log.info(
+    { sellers: sellers.length, newSellers: fresh.length, batches: work.length, ranges: totalRanges },
+    'sync planned',
+  );
 
   const blocks = new BlockCache(client, run);
   blocks.put({ number: asOf.number, hash: asOf.hash, timestamp: asOf.timestamp, parentHash: asOf.hash });
@@ -159,7 +180,13 @@ export async function syncChain(db: Kysely<Schema>, client: ChainClient, options
       if (!chunk) return;
       const p = fetchPaymentLogs(
         client,
-        { usdcAddress: options.usdcAddress, sellers: batch.sellers, fromBlock: chunk[0], toBlock: chunk[1], anchor: asOf },
+        {
+          usdcAddress: options.usdcAddress,
+          sellers: batch.sellers,
+          fromBlock: chunk[0],
+          toBlock: chunk[1],
+          anchor: asOf,
+        },
         context,
       );
       p.catch(() => {}); // awaited below, in order
@@ -174,7 +201,10 @@ export async function syncChain(db: Kysely<Schema>, client: ChainClient, options
       stats.ranges++;
       stats.transfers += added.transfers;
       stats.authorizations += added.authorizations;
-      log.debug({ fromBlock, toBlock, sellers: batch.sellers.length, transfers: logs.transfers.length }, 'stored chunk');
+      log.debug(
+        { fromBlock, toBlock, sellers: batch.sellers.length, transfers: logs.transfers.length },
+        'stored chunk',
+      );
       options.onProgress?.({ ranges: stats.ranges, totalRanges, fromBlock, toBlock, sellers: batch.sellers.length });
     }
   };
@@ -203,6 +233,8 @@ async function assertCovered(db: Kysely<Schema>, sellers: string[], dayStart: bi
     return !c || c.toBlock < asOfNumber || c.fromTs > dayStart;
   });
   if (short.length > 0) {
-    throw new TallyError('chain sync ended with sellers not covered', { details: { sellers: short.length, example: short[0] } });
+    throw new TallyError('chain sync ended with sellers not covered', {
+      details: { sellers: short.length, example: short[0] },
+    });
   }
 }

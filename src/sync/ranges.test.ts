@@ -3,7 +3,12 @@ import { alignedChunks, batches, utcDayStart } from './ranges.ts';
 
 describe('alignedChunks', () => {
   it('default: cuts at multiples of the size', () => {
-    expect(alignedChunks(95n, 312n, 100n)).toEqual([[95n, 99n], [100n, 199n], [200n, 299n], [300n, 312n]]);
+    expect(alignedChunks(95n, 312n, 100n)).toEqual([
+      [95n, 99n],
+      [100n, 199n],
+      [200n, 299n],
+      [300n, 312n],
+    ]);
   });
   it('args: one block', () => {
     expect(alignedChunks(7n, 7n, 100n)).toEqual([[7n, 7n]]);
@@ -25,7 +30,9 @@ describe('alignedChunks', () => {
 
 describe('utcDayStart', () => {
   it('default: midnight UTC of the day', () => {
-    expect(utcDayStart(BigInt(Date.parse('2025-03-04T17:20:00Z') / 1000))).toBe(BigInt(Date.parse('2025-03-04T00:00:00Z') / 1000));
+    expect(utcDayStart(BigInt(Date.parse('2025-03-04T17:20:00Z') / 1000))).toBe(
+      BigInt(Date.parse('2025-03-04T00:00:00Z') / 1000),
+    );
   });
   it('args: midnight itself', () => {
     expect(utcDayStart(86_400n * 3n)).toBe(86_400n * 3n);

@@ -6,7 +6,7 @@
 export function alignedChunks(from: bigint, to: bigint, size: bigint): [bigint, bigint][] {
   if (size <= 0n) throw new RangeError('chunk size must be positive');
   const chunks: [bigint, bigint][] = [];
-  for (let start = from; start <= to; ) {
+  for (let start = from; start <= to;) {
     const boundary = (start / size + 1n) * size - 1n;
     const end = boundary < to ? boundary : to;
     chunks.push([start, end]);

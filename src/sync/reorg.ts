@@ -25,7 +25,14 @@ export interface ReorgResult {
 export async function rollbackReorgs(
   db: Kysely<Schema>,
   client: ChainClient,
-  options: { asOf: AsOf; runSeq: bigint; signal?: AbortSignal; run?: <T>(fn: () => Promise<T>) => Promise<T>; log?: Logger; finalBlock?: bigint },
+  options: {
+    asOf: AsOf;
+    runSeq: bigint;
+    signal?: AbortSignal;
+    run?: <T>(fn: () => Promise<T>) => Promise<T>;
+    log?: Logger;
+    finalBlock?: bigint;
+  },
 ): Promise<ReorgResult> {
   const run = options.run ?? ((fn) => fn());
   const orphaned: { number: bigint; hash: string }[] = [];
@@ -64,7 +71,13 @@ export async function rollbackReorgs(
     throw new TemporaryError(
       `the node's chain parts from the stored one at block ${fork}, at or below block ${options.finalBlock}, which was final when ` +
         'the live generation was computed: the node is out of sync or serves another network; nothing was rolled back',
-      { details: { forkBlock: fork.toString(), finalBlock: options.finalBlock.toString(), orphanedBlocks: orphaned.length } },
+      {
+        details: {
+          forkBlock: fork.toString(),
+          finalBlock: options.finalBlock.toString(),
+          orphanedBlocks: orphaned.length,
+        },
+      },
     );
   }
   // Only blocks with logs (and chunk ends) are stored, so the branches may part anywhere above the
@@ -78,7 +91,9 @@ export async function rollbackReorgs(
   await db.transaction().execute(async (tx) => {
     await sql`update chain_blocks set removed_seq = ${seq}::int8
                where removed_seq is null
-                 and (block_number, block_hash) in (select * from unnest(${numbers}::int8[], ${hashes}::text[]))`.execute(tx);
+                 and (block_number, block_hash) in (select * from unnest(${numbers}::int8[], ${hashes}::text[]))`.execute(
+      tx,
+    );
     await sql`update usdc_transfers set removed_seq = ${seq}::int8
                where removed_seq is null and block_hash = any(${hashes}::text[])`.execute(tx);
     await sql`update usdc_authorizations set removed_seq = ${seq}::int8
@@ -88,6 +103,9 @@ export async function rollbackReorgs(
                  set to_block = least(to_block, greatest(from_block, ${resumeFrom.toString()}::int8) - 1)
                where to_block >= ${resumeFrom.toString()}::int8`.execute(tx);
   });
-  options.log?.warn({ forkBlock: fork.toString(), resumeFrom: resumeFrom.toString(), orphanedBlocks: orphaned.length }, 'reorg rolled back');
+  options.log?.warn(
+    { forkBlock: fork.toString(), resumeFrom: resumeFrom.toString(), orphanedBlocks: orphaned.length },
+    'reorg rolled back',
+  );
   return { orphanedBlocks: orphaned.length, forkBlock: fork };
 }

@@ -20,7 +20,12 @@ export async function loadCoverage(db: Kysely<Schema>, sellers: readonly string[
     select seller_address, from_block, from_ts, to_block
       from seller_coverage
      where seller_address = any(${[...sellers]}::text[])`.execute(db);
-  for (const r of rows) out.set(r.seller_address, { fromBlock: BigInt(r.from_block), fromTs: BigInt(r.from_ts), toBlock: BigInt(r.to_block) });
+  for (const r of rows)
+    out.set(r.seller_address, {
+      fromBlock: BigInt(r.from_block),
+      fromTs: BigInt(r.from_ts),
+      toBlock: BigInt(r.to_block),
+    });
   return out;
 }
 
@@ -63,7 +68,11 @@ const AUTHORIZED_JOIN = (from: string) => `left join ${from} auth on auth.tx = u
 const byBlock = (a: BlockRecord, b: BlockRecord) =>
   a.number < b.number ? -1 : a.number > b.number ? 1 : a.hash < b.hash ? -1 : a.hash > b.hash ? 1 : 0;
 const byLog = (a: { txHash: string; logIndex: number; blockHash: string }, b: typeof a) =>
-  a.txHash < b.txHash ? -1 : a.txHash > b.txHash ? 1 : a.logIndex - b.logIndex || (a.blockHash < b.blockHash ? -1 : a.blockHash > b.blockHash ? 1 : 0);
+  a.txHash < b.txHash
+    ? -1
+    : a.txHash > b.txHash
+      ? 1
+      : a.logIndex - b.logIndex || (a.blockHash < b.blockHash ? -1 : a.blockHash > b.blockHash ? 1 : 0);
 
 // Every stored value is 0x hex or a decimal integer (validated when read from the RPC), so a
 // Postgres array literal needs no quoting: built here and cast with `::text::T[]`, it spares the
@@ -74,7 +83,8 @@ function arrayLiteral<T>(rows: readonly T[], value: (row: T) => string | number 
   const parts = new Array<string>(rows.length);
   for (let i = 0; i < rows.length; i++) parts[i] = String(value(rows[i]!));
   const text = parts.join(',');
-  if (UNSAFE_ELEMENT.test(text) || parts.some((p) => p.length === 0)) throw new TypeError('a stored value is not hex or a decimal integer');
+  if (UNSAFE_ELEMENT.test(text) || parts.some((p) => p.length === 0))
+    throw new TypeError('a stored value is not hex or a decimal integer');
   return `{${text}}`;
 }
 
@@ -86,7 +96,10 @@ function arrayLiteral<T>(rows: readonly T[], value: (row: T) => string | number 
  * by key so that concurrent chunks take index locks in one order (no deadlock). Safe to re-run.
  * Returns how many transfer and authorization rows were new.
  */
-export async function storeChunk(db: Kysely<Schema>, write: ChunkWrite): Promise<{ transfers: number; authorizations: number }> {
+export async function storeChunk(
+  db: Kysely<Schema>,
+  write: ChunkWrite,
+): Promise<{ transfers: number; authorizations: number }> {
   const blocks = [...write.logs.blocks].sort(byBlock);
   const transfers = [...write.logs.transfers].sort(byLog);
   const auths = [...write.logs.authorizations].sort(byLog);
@@ -199,7 +212,12 @@ async function copyInto(client: pg.PoolClient, table: string, text: string): Pro
 async function storeChunkByCopy(
   pool: pg.Pool,
   write: ChunkWrite,
-  rows: { blocks: BlockRecord[]; transfers: PaymentLogs['transfers']; auths: PaymentLogs['authorizations']; sellers: string[] },
+  rows: {
+    blocks: BlockRecord[];
+    transfers: PaymentLogs['transfers'];
+    auths: PaymentLogs['authorizations'];
+    sellers: string[];
+  },
 ): Promise<{ transfers: number; authorizations: number }> {
   const client = await pool.connect();
   let broken: Error | undefined;
@@ -207,16 +225,27 @@ async function storeChunkByCopy(
     await client.query('begin');
     try {
       await client.query(STAGE);
-      await copyInto(client, 'x402_stage_blocks', copyText(rows.blocks, (x) => `${x.number}\t${x.hash}\t${x.timestamp}`));
+      await copyInto(
+        client,
+        'x402_stage_blocks',
+        copyText(rows.blocks, (x) => `${x.number}\t${x.hash}\t${x.timestamp}`),
+      );
       await copyInto(
         client,
         'x402_stage_transfers',
-        copyText(rows.transfers, (x) => `${x.txHash}\t${x.logIndex}\t${x.blockHash}\t${x.blockNumber}\t${x.blockTimestamp}\t${x.from}\t${x.to}\t${x.value}`),
+        copyText(
+          rows.transfers,
+          (x) =>
+            `${x.txHash}\t${x.logIndex}\t${x.blockHash}\t${x.blockNumber}\t${x.blockTimestamp}\t${x.from}\t${x.to}\t${x.value}`,
+        ),
       );
       await copyInto(
         client,
         'x402_stage_authorizations',
-        copyText(rows.auths, (x) => `${x.txHash}\t${x.logIndex}\t${x.blockHash}\t${x.blockNumber}\t${x.authorizer}\t${x.nonce}`),
+        copyText(
+          rows.auths,
+          (x) => `${x.txHash}\t${x.logIndex}\t${x.blockHash}\t${x.blockNumber}\t${x.authorizer}\t${x.nonce}`,
+        ),
       );
       const result = await client.query<{ transfers: number; authorizations: number }>(INSERT_STAGED, [
         str(write.runSeq),
@@ -238,4 +267,3 @@ async function storeChunkByCopy(
     client.release(broken); // a connection that cannot even roll back is not reused
   }
 }
-

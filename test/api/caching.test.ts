@@ -44,7 +44,9 @@ describe.each(backends())('API caching and publishing on $backend', ({ backend }
     // Generation 1 was published 2026-01-01T03:12Z; with a 900 s cadence the next run was due at 03:27Z.
     const res = await get(app, '/api/v1/rankings');
     const overdue = Date.now() > Date.parse('2026-01-01T03:27:00Z');
-    expect(res.headers['cache-control']).toBe(overdue ? 'public, max-age=0' : expect.stringMatching(/^public, max-age=\d+$/));
+    expect(res.headers['cache-control']).toBe(
+      overdue ? 'public, max-age=0' : expect.stringMatching(/^public, max-age=\d+$/),
+    );
   });
 
   it('default: CORS is open for GET, and a preflight is answered', async () => {
@@ -60,7 +62,13 @@ describe.each(backends())('API caching and publishing on $backend', ({ backend }
   });
 
   it('behavior: a publish during traffic switches generation with no failed request', async () => {
-    const urls = ['/api/v1/sellers?limit=3', `/api/v1/sellers/${A}`, '/api/v1/rankings', '/api/v1/meta', '/api/v1/market/daily'];
+    const urls = [
+      '/api/v1/sellers?limit=3',
+      `/api/v1/sellers/${A}`,
+      '/api/v1/rankings',
+      '/api/v1/meta',
+      '/api/v1/market/daily',
+    ];
     const results: { status: number; generation: number; titles: string[] }[] = [];
     let stop = false;
     const worker = async (i: number) => {
@@ -69,7 +77,11 @@ describe.each(backends())('API caching and publishing on $backend', ({ backend }
         await new Promise((r) => setImmediate(r));
         const res = await get(app, urls[(i + k) % urls.length]!);
         const listings: { title: string | null }[] = res.json?.listings ?? [];
-        results.push({ status: res.status, generation: res.json?.generation, titles: listings.map((l) => l.title ?? '') });
+        results.push({
+          status: res.status,
+          generation: res.json?.generation,
+          titles: listings.map((l) => l.title ?? ''),
+        });
       }
     };
     const workers = [0, 1, 2, 3].map(worker);
@@ -93,7 +105,9 @@ describe.each(backends())('API caching and publishing on $backend', ({ backend }
     const meta = await get(app, '/api/v1/meta');
     expect(meta.json.generations).toEqual({ latest: 2, retained: [1, 2] });
     // Published 100 s ago with a 900 s cadence: about 800 s until the next expected run.
-    const maxAge = Number(/max-age=(\d+)/.exec(String((await get(app, '/api/v1/rankings')).headers['cache-control']))![1]);
+    const maxAge = Number(
+      /max-age=(\d+)/.exec(String((await get(app, '/api/v1/rankings')).headers['cache-control']))![1],
+    );
     expect(maxAge).toBeLessThanOrEqual(800);
     expect(maxAge).toBeGreaterThanOrEqual(800 - Math.ceil((Date.now() - publishedMs) / 1000) - 1);
 
@@ -157,7 +171,13 @@ describe.each(backends())('API reads racing a prune on $backend', ({ backend }) 
       // Generation 1's row is now cached too (a different URL than the ones asked below).
       expect((await get(app, '/api/v1/sellers?generation=1&limit=1')).json.count).toBe(1);
       await db.db.deleteFrom('generations').where('generation', '=', 1).execute();
-      for (const url of ['/api/v1/sellers?generation=1', '/api/v1/rankings?generation=1', '/api/v1/market/daily?generation=1', `/api/v1/sellers/${A}?generation=1`, `/api/v1/sellers/${A}/payments?generation=1`]) {
+      for (const url of [
+        '/api/v1/sellers?generation=1',
+        '/api/v1/rankings?generation=1',
+        '/api/v1/market/daily?generation=1',
+        `/api/v1/sellers/${A}?generation=1`,
+        `/api/v1/sellers/${A}/payments?generation=1`,
+      ]) {
         const res = await get(app, url);
         expect([res.status, res.json.error.code], url).toEqual([404, 'generation_not_found']);
       }

@@ -9,16 +9,40 @@ const WINDOW = { start: '2025-12-02T03:00:00.000Z', end: '2026-01-01T03:00:00.00
 
 // Hand-written rows of the fixture (test/api/fixture.ts explains each number).
 const ROW_1 = {
-  listing_id: '01'.repeat(32), seller_address: A, verifiability: 'base_usdc', resource_url: 'https://l1.example/api',
-  title: 'Alpha inference', network: 'base', description: 'LLM completions', category: 'inference', category_source: 'seller_asserted',
-  tier: 'verified', evidence_state: 'verified', verified_revenue_30d_micro: 9007199254740993, median_payment_30d_micro: 3000000,
-  farm_flag: 0, farm_reasons: null, sibling_listings: 2,
+  listing_id: '01'.repeat(32),
+  seller_address: A,
+  verifiability: 'base_usdc',
+  resource_url: 'https://l1.example/api',
+  title: 'Alpha inference',
+  network: 'base',
+  description: 'LLM completions',
+  category: 'inference',
+  category_source: 'seller_asserted',
+  tier: 'verified',
+  evidence_state: 'verified',
+  verified_revenue_30d_micro: 9007199254740993,
+  median_payment_30d_micro: 3000000,
+  farm_flag: 0,
+  farm_reasons: null,
+  sibling_listings: 2,
 };
 const ROW_6 = {
-  listing_id: '06'.repeat(32), seller_address: null, verifiability: 'other_rail', resource_url: 'https://l6.example/api',
-  title: null, network: 'solana', description: null, category: 'inference', category_source: 'auto', tier: 'listed_only',
-  evidence_state: 'not_observed', verified_revenue_30d_micro: null, median_payment_30d_micro: null, farm_flag: null,
-  farm_reasons: null, sibling_listings: 0,
+  listing_id: '06'.repeat(32),
+  seller_address: null,
+  verifiability: 'other_rail',
+  resource_url: 'https://l6.example/api',
+  title: null,
+  network: 'solana',
+  description: null,
+  category: 'inference',
+  category_source: 'auto',
+  tier: 'listed_only',
+  evidence_state: 'not_observed',
+  verified_revenue_30d_micro: null,
+  median_payment_30d_micro: null,
+  farm_flag: null,
+  farm_reasons: null,
+  sibling_listings: 0,
 };
 
 describe.each(backends())('API contract on $backend', ({ backend }) => {
@@ -66,17 +90,41 @@ describe.each(backends())('API contract on $backend', ({ backend }) => {
     expect(freshness.as_of_lag_seconds).toBeLessThanOrEqual(Math.floor((after - asOfMs) / 1000));
     expect(freshness.stale).toBe(after - generatedMs > 1_800_000 || after - asOfMs > 1_800_000 + 3_600_000);
     expect(rest).toEqual({
-      api_version: '1.0.0', method_version: '1.0.0', generation: 1, generated_at: '2026-01-01T03:10:00.000Z',
+      api_version: '1.0.0',
+      method_version: '1.0.0',
+      generation: 1,
+      generated_at: '2026-01-01T03:10:00.000Z',
       as_of: { block_number: 40000000, block_hash: `0x${'ee'.repeat(32)}`, timestamp: '2026-01-01T03:00:00.000Z' },
       window: { ...WINDOW, seconds: 2592000 },
       cadence: { interval_seconds: 900, next_run_expected_at: '2026-01-01T03:27:00.000Z' },
       constants: {
-        chain_id: 8453, usdc_contract: '0x833589fcd6edb6e08f4c7c32d4f71b54bda02913', window_seconds: 2592000, evidence_min_payments: 5,
-        evidence_min_payers: 3, farm_listing_threshold: 50, farm_top_payer_share: 0.9, farm_top_payer_min_payments: 10,
+        chain_id: 8453,
+        usdc_contract: '0x833589fcd6edb6e08f4c7c32d4f71b54bda02913',
+        window_seconds: 2592000,
+        evidence_min_payments: 5,
+        evidence_min_payers: 3,
+        farm_listing_threshold: 50,
+        farm_top_payer_share: 0.9,
+        farm_top_payer_min_payments: 10,
       },
       sources: [
-        { name: 'catalog', source: 'bazaar-catalog-2025-12-31.json', fetched_at: '2026-01-01T03:00:05.000Z', items: 9, listings: 7, rejected: 2, sha256: 'c5'.repeat(32) },
-        { name: 'base_usdc', chain_id: 8453, contract: '0x833589fcd6edb6e08f4c7c32d4f71b54bda02913', indexed_to_block: 40000000, indexed_to_timestamp: '2026-01-01T03:00:00.000Z', lag_seconds: 30 },
+        {
+          name: 'catalog',
+          source: 'bazaar-catalog-2025-12-31.json',
+          fetched_at: '2026-01-01T03:00:05.000Z',
+          items: 9,
+          listings: 7,
+          rejected: 2,
+          sha256: 'c5'.repeat(32),
+        },
+        {
+          name: 'base_usdc',
+          chain_id: 8453,
+          contract: '0x833589fcd6edb6e08f4c7c32d4f71b54bda02913',
+          indexed_to_block: 40000000,
+          indexed_to_timestamp: '2026-01-01T03:00:00.000Z',
+          lag_seconds: 30,
+        },
       ],
       digests: { catalog_sha256: 'c5'.repeat(32), evidence_sha256: expect.stringMatching(/^[0-9a-f]{64}$/) },
       generations: { latest: 1, retained: [1] },
@@ -128,20 +176,50 @@ describe.each(backends())('API contract on $backend', ({ backend }) => {
   it('default: rankings by rank with a cursor, and by category', async () => {
     const res = await call('/api/v1/rankings?limit=1');
     expect(res.json).toEqual({
-      count: 1, next_cursor: `01${'0'.repeat(61)}1`, generation: 1, method_version: '1.0.0', window: WINDOW,
-      rankings: [{
-        rank: 1, seller_address: A, slug: A, display_name: 'Alpha inference', verified_revenue_30d_micro: 9007199254740993, median_payment_30d_micro: 3000000,
-        payments_30d: 5, payers_30d: 3, listing_count: 2, categories: ['data-access', 'inference'], farm_flag: 0, farm_reasons: null,
-      }],
+      count: 1,
+      next_cursor: `01${'0'.repeat(61)}1`,
+      generation: 1,
+      method_version: '1.0.0',
+      window: WINDOW,
+      rankings: [
+        {
+          rank: 1,
+          seller_address: A,
+          slug: A,
+          display_name: 'Alpha inference',
+          verified_revenue_30d_micro: 9007199254740993,
+          median_payment_30d_micro: 3000000,
+          payments_30d: 5,
+          payers_30d: 3,
+          listing_count: 2,
+          categories: ['data-access', 'inference'],
+          farm_flag: 0,
+          farm_reasons: null,
+        },
+      ],
     });
     expect(res.text).toContain('"verified_revenue_30d_micro":9007199254740993,');
     const next = await call(`/api/v1/rankings?limit=1&cursor=${res.json.next_cursor}`);
     expect(next.json.next_cursor).toBeNull();
-    expect(next.json.rankings).toEqual([{
-      rank: 2, seller_address: B, slug: B, display_name: 'Beta', verified_revenue_30d_micro: 82000000, median_payment_30d_micro: 10000000,
-      payments_30d: 10, payers_30d: 3, listing_count: 1, categories: ['inference'], farm_flag: 1, farm_reasons: '["top_payer_share>0.9"]',
-    }]);
-    expect((await call('/api/v1/rankings?category=data-access')).json.rankings.map((r: { rank: number }) => r.rank)).toEqual([1]);
+    expect(next.json.rankings).toEqual([
+      {
+        rank: 2,
+        seller_address: B,
+        slug: B,
+        display_name: 'Beta',
+        verified_revenue_30d_micro: 82000000,
+        median_payment_30d_micro: 10000000,
+        payments_30d: 10,
+        payers_30d: 3,
+        listing_count: 1,
+        categories: ['inference'],
+        farm_flag: 1,
+        farm_reasons: '["top_payer_share>0.9"]',
+      },
+    ]);
+    expect(
+      (await call('/api/v1/rankings?category=data-access')).json.rankings.map((r: { rank: number }) => r.rank),
+    ).toEqual([1]);
     expect((await call('/api/v1/rankings?category=search-retrieval')).json.count).toBe(0);
   });
 
@@ -149,17 +227,36 @@ describe.each(backends())('API contract on $backend', ({ backend }) => {
     const res = await call(`/api/v1/sellers/${A.toUpperCase().replace('0X', '0x')}`);
     expect(res.status).toBe(200);
     const provenance = (rule: string) => ({
-      rule, method_version: '1.0.0',
-      source: { chain_id: 8453, contract: '0x833589fcd6edb6e08f4c7c32d4f71b54bda02913', event: 'Transfer+AuthorizationUsed' },
-      window: WINDOW, as_of_block: 40000000, inputs: { payments: 5, first_block: 39000001, last_block: 39500000 },
+      rule,
+      method_version: '1.0.0',
+      source: {
+        chain_id: 8453,
+        contract: '0x833589fcd6edb6e08f4c7c32d4f71b54bda02913',
+        event: 'Transfer+AuthorizationUsed',
+      },
+      window: WINDOW,
+      as_of_block: 40000000,
+      inputs: { payments: 5, first_block: 39000001, last_block: 39500000 },
       evidence_sha256: sellerEvidence(A),
     });
     expect(res.json).toEqual({
       // display_name: listing 1's title (listing 2 has none)
-      seller_address: A, slug: A, display_name: 'Alpha inference', generation: 1, method_version: '1.0.0', tier: 'verified', evidence_state: 'verified', rank: 1,
-      listing_count: 2, farm_flag: 0, farm_reasons: null,
+      seller_address: A,
+      slug: A,
+      display_name: 'Alpha inference',
+      generation: 1,
+      method_version: '1.0.0',
+      tier: 'verified',
+      evidence_state: 'verified',
+      rank: 1,
+      listing_count: 2,
+      farm_flag: 0,
+      farm_reasons: null,
       metrics: {
-        verified_revenue_30d_micro: { value: 9007199254740993, provenance: provenance('revenue.sum_verified_payments') },
+        verified_revenue_30d_micro: {
+          value: 9007199254740993,
+          provenance: provenance('revenue.sum_verified_payments'),
+        },
         median_payment_30d_micro: { value: 3000000, provenance: provenance('median.lower_median') },
         payments_30d: { value: 5, provenance: provenance('payments.count') },
         payers_30d: { value: 3, provenance: provenance('payers.count_distinct') },
@@ -171,26 +268,55 @@ describe.each(backends())('API contract on $backend', ({ backend }) => {
     });
     expect(res.text).toContain('"verified_revenue_30d_micro":{"value":9007199254740993,');
     const idle = await call(`/api/v1/sellers/${D}`);
-    expect(idle.json).toMatchObject({ rank: null, first_payment_at: null, last_payment_at: null, evidence_state: 'not_observed' });
+    expect(idle.json).toMatchObject({
+      rank: null,
+      first_payment_at: null,
+      last_payment_at: null,
+      evidence_state: 'not_observed',
+    });
     expect(idle.json.metrics.median_payment_30d_micro.value).toBeNull();
-    expect(idle.json.metrics.median_payment_30d_micro.provenance.inputs).toEqual({ payments: 0, first_block: null, last_block: null });
+    expect(idle.json.metrics.median_payment_30d_micro.provenance.inputs).toEqual({
+      payments: 0,
+      first_block: null,
+      last_block: null,
+    });
   });
 
   it('default: a 1.0.0 generation serves its seller periods as none (its digest is the flat 1.0.0 one)', async () => {
     const res = await call(`/api/v1/sellers/${A}/periods`);
     expect(res.status).toBe(200);
     expect(res.json).toEqual({
-      generation: 1, method_version: '1.0.0', seller_address: A, slug: A, window: WINDOW,
-      digest_period_seconds: null, evidence_sha256: sellerEvidence(A), periods: [],
+      generation: 1,
+      method_version: '1.0.0',
+      seller_address: A,
+      slug: A,
+      window: WINDOW,
+      digest_period_seconds: null,
+      evidence_sha256: sellerEvidence(A),
+      periods: [],
     });
   });
 
   it('default: evidence payments newest first, window only, paged', async () => {
     const first = await call(`/api/v1/sellers/${A}/payments?limit=2`);
     expect(first.json.payments).toEqual([
-      { tx_hash: txHash(5), log_index: 1, block_number: 39500000, block_timestamp: '2025-12-20T13:13:20.000Z', payer: `0x${'02'.repeat(20)}`, value_micro: 9007199244740993 },
+      {
+        tx_hash: txHash(5),
+        log_index: 1,
+        block_number: 39500000,
+        block_timestamp: '2025-12-20T13:13:20.000Z',
+        payer: `0x${'02'.repeat(20)}`,
+        value_micro: 9007199244740993,
+      },
       // 800,000 blocks x 2 s = 1,600,000 s (18 d 12 h 26 min 40 s) before 2026-01-01T03:00:00Z
-      { tx_hash: txHash(4), log_index: 7, block_number: 39200000, block_timestamp: '2025-12-13T14:33:20.000Z', payer: `0x${'01'.repeat(20)}`, value_micro: 4000000 },
+      {
+        tx_hash: txHash(4),
+        log_index: 7,
+        block_number: 39200000,
+        block_timestamp: '2025-12-13T14:33:20.000Z',
+        payer: `0x${'01'.repeat(20)}`,
+        value_micro: 4000000,
+      },
     ]);
     expect(first.text).toContain('"value_micro":9007199244740993}');
     const txs = first.json.payments.map((p: { tx_hash: string }) => p.tx_hash);
@@ -211,7 +337,16 @@ describe.each(backends())('API contract on $backend', ({ backend }) => {
   it('default: market days newest first, within from/to', async () => {
     const all = await call('/api/v1/market/daily');
     expect(all.json.days.map((d: { day: string }) => d.day)).toEqual(['2025-12-31', '2025-12-30', '2025-12-29']);
-    expect(all.json.days[2]).toEqual({ day: '2025-12-29', payments: 0, volume_micro: 0, payers: 0, sellers_paid: 0, median_payment_micro: null, tracked_sellers: 4, tracked_listings: 5 });
+    expect(all.json.days[2]).toEqual({
+      day: '2025-12-29',
+      payments: 0,
+      volume_micro: 0,
+      payers: 0,
+      sellers_paid: 0,
+      median_payment_micro: null,
+      tracked_sellers: 4,
+      tracked_listings: 5,
+    });
     const some = await call('/api/v1/market/daily?from=2025-12-30&to=2025-12-30');
     expect(some.json.days.map((d: { day: string }) => d.day)).toEqual(['2025-12-30']);
   });
@@ -220,7 +355,14 @@ describe.each(backends())('API contract on $backend', ({ backend }) => {
     const latest = await call('/api/v1/sellers?limit=3');
     const pinned = await call('/api/v1/sellers?limit=3&generation=1');
     expect(pinned.json).toEqual(latest.json);
-    for (const url of ['/api/v1/sellers?generation=3', '/api/v1/meta?generation=2', `/api/v1/sellers/${A}?generation=3`, '/api/v1/rankings?generation=99', '/api/v1/market/daily?generation=3', `/api/v1/sellers/${A}/payments?generation=3`]) {
+    for (const url of [
+      '/api/v1/sellers?generation=3',
+      '/api/v1/meta?generation=2',
+      `/api/v1/sellers/${A}?generation=3`,
+      '/api/v1/rankings?generation=99',
+      '/api/v1/market/daily?generation=3',
+      `/api/v1/sellers/${A}/payments?generation=3`,
+    ]) {
       const res = await call(url);
       expect(res.status, url).toBe(404);
       expect(res.json.error.code).toBe('generation_not_found');
@@ -238,7 +380,14 @@ describe.each(backends())('API contract on $backend', ({ backend }) => {
   });
 
   it('behavior: every documented operation was exercised', () => {
-    const documented = ['/api/v1/meta', '/api/v1/sellers', '/api/v1/rankings', '/api/v1/sellers/{slug}', '/api/v1/sellers/{slug}/payments', '/api/v1/market/daily'];
+    const documented = [
+      '/api/v1/meta',
+      '/api/v1/sellers',
+      '/api/v1/rankings',
+      '/api/v1/sellers/{slug}',
+      '/api/v1/sellers/{slug}/payments',
+      '/api/v1/market/daily',
+    ];
     for (const path of documented) expect(seen).toContain(path);
   });
 
@@ -260,7 +409,14 @@ describe.each(backends())('API before the first publish on $backend', ({ backend
     const app = await buildApi(db.db, { rateLimitPerMinute: 1000, cadenceSeconds: 900 });
     try {
       const validator = new DocumentValidator((await get(app, '/api/v1/openapi.json')).json);
-      for (const url of ['/api/v1/meta', '/api/v1/sellers', '/api/v1/rankings', `/api/v1/sellers/${A}`, `/api/v1/sellers/${A}/payments`, '/api/v1/market/daily']) {
+      for (const url of [
+        '/api/v1/meta',
+        '/api/v1/sellers',
+        '/api/v1/rankings',
+        `/api/v1/sellers/${A}`,
+        `/api/v1/sellers/${A}/payments`,
+        '/api/v1/market/daily',
+      ]) {
         const res = await get(app, url);
         expect([res.status, res.json.error.code], url).toEqual([503, 'no_generation']);
         expect(res.headers['retry-after']).toBe('60');

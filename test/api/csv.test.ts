@@ -96,7 +96,9 @@ describe.each(backends())('CSV on $backend', ({ backend }) => {
   it('behavior: filters and the generation pin apply; JSON stays the default', async () => {
     const rows = parseCsv((await get(app, '/api/v1/sellers?format=csv&category=inference&generation=1')).text).slice(1);
     expect(rows.map((r) => r[0]!.slice(0, 2))).toEqual(['01', '03', '05', '06']);
-    expect(String((await get(app, '/api/v1/sellers', { accept: 'text/csv, application/json' })).headers['content-type'])).toMatch(/json/);
+    expect(
+      String((await get(app, '/api/v1/sellers', { accept: 'text/csv, application/json' })).headers['content-type']),
+    ).toMatch(/json/);
   });
 
   it('error: a bad format is a 400 naming format', async () => {

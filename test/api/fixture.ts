@@ -39,7 +39,15 @@ export const listingId = (n: number) => n.toString(16).padStart(2, '0').repeat(3
 export const txHash = (n: number) => `0x${n.toString(16).padStart(64, '0')}`;
 const blockHash = (b: number) => `0x${b.toString(16).padStart(64, 'b')}`;
 
-export interface Payment { tx: number; block: number; log: number; payer: string; seller: string; value: bigint; auth?: boolean }
+export interface Payment {
+  tx: number;
+  block: number;
+  log: number;
+  payer: string;
+  seller: string;
+  value: bigint;
+  auth?: boolean;
+}
 
 /** Verified payments in the window (the evidence), per seller. */
 export const PAYMENTS: Payment[] = [
@@ -48,7 +56,14 @@ export const PAYMENTS: Payment[] = [
   { tx: 3, block: 39_200_000, log: 5, payer: Z, seller: A, value: 3_000_000n },
   { tx: 4, block: 39_200_000, log: 7, payer: X, seller: A, value: 4_000_000n },
   { tx: 5, block: 39_500_000, log: 1, payer: Y, seller: A, value: 9_007_199_244_740_993n },
-  ...[0, 1, 2, 3, 4, 5, 6, 7].map((i) => ({ tx: 10 + i, block: 39_600_000 + i, log: 0, payer: `0x${'11'.repeat(20)}`, seller: B, value: 10_000_000n })),
+  ...[0, 1, 2, 3, 4, 5, 6, 7].map((i) => ({
+    tx: 10 + i,
+    block: 39_600_000 + i,
+    log: 0,
+    payer: `0x${'11'.repeat(20)}`,
+    seller: B,
+    value: 10_000_000n,
+  })),
   { tx: 20, block: 39_610_000, log: 2, payer: `0x${'12'.repeat(20)}`, seller: B, value: 1_000_000n },
   { tx: 21, block: 39_620_000, log: 4, payer: `0x${'13'.repeat(20)}`, seller: B, value: 1_000_000n },
   { tx: 30, block: 39_700_000, log: 0, payer: `0x${'21'.repeat(20)}`, seller: C, value: 100_000n },
@@ -67,7 +82,15 @@ function evidenceSha(payments: Payment[]): string {
 }
 export const sellerEvidence = (s: string) => evidenceSha(PAYMENTS.filter((p) => p.seller === s));
 
-type ListingSeed = [n: number, seller: string | null, category: string, source: 'auto' | 'seller_asserted', network: string, title: string | null, description: string | null];
+type ListingSeed = [
+  n: number,
+  seller: string | null,
+  category: string,
+  source: 'auto' | 'seller_asserted',
+  network: string,
+  title: string | null,
+  description: string | null,
+];
 export const LISTINGS: ListingSeed[] = [
   [1, A, 'inference', 'seller_asserted', 'base', 'Alpha inference', 'LLM completions'],
   [2, A, 'data-access', 'auto', 'eip155:8453', null, null],
@@ -79,33 +102,153 @@ export const LISTINGS: ListingSeed[] = [
 ];
 
 interface SellerSeed {
-  address: string; listings: number; payments: number; payers: number; revenue: bigint; median: bigint | null;
-  evidence: 'verified' | 'insufficient' | 'not_observed'; tier: 'verified' | 'listed_only'; farm: 0 | 1; reasons: string | null;
-  rank: number | null; categories: string[]; firstBlock: number | null; lastBlock: number | null;
+  address: string;
+  listings: number;
+  payments: number;
+  payers: number;
+  revenue: bigint;
+  median: bigint | null;
+  evidence: 'verified' | 'insufficient' | 'not_observed';
+  tier: 'verified' | 'listed_only';
+  farm: 0 | 1;
+  reasons: string | null;
+  rank: number | null;
+  categories: string[];
+  firstBlock: number | null;
+  lastBlock: number | null;
 }
 export const SELLERS: SellerSeed[] = [
-  { address: A, listings: 2, payments: 5, payers: 3, revenue: 9_007_199_254_740_993n, median: 3_000_000n, evidence: 'verified', tier: 'verified', farm: 0, reasons: null, rank: 1, categories: ['data-access', 'inference'], firstBlock: 39_000_001, lastBlock: 39_500_000 },
-  { address: B, listings: 1, payments: 10, payers: 3, revenue: 82_000_000n, median: 10_000_000n, evidence: 'verified', tier: 'verified', farm: 1, reasons: '["top_payer_share>0.9"]', rank: 2, categories: ['inference'], firstBlock: 39_600_000, lastBlock: 39_620_000 },
-  { address: C, listings: 1, payments: 2, payers: 2, revenue: 300_000n, median: 100_000n, evidence: 'insufficient', tier: 'listed_only', farm: 0, reasons: null, rank: null, categories: ['search-retrieval'], firstBlock: 39_700_000, lastBlock: 39_800_000 },
-  { address: D, listings: 1, payments: 0, payers: 0, revenue: 0n, median: null, evidence: 'not_observed', tier: 'listed_only', farm: 0, reasons: null, rank: null, categories: ['inference'], firstBlock: null, lastBlock: null },
+  {
+    address: A,
+    listings: 2,
+    payments: 5,
+    payers: 3,
+    revenue: 9_007_199_254_740_993n,
+    median: 3_000_000n,
+    evidence: 'verified',
+    tier: 'verified',
+    farm: 0,
+    reasons: null,
+    rank: 1,
+    categories: ['data-access', 'inference'],
+    firstBlock: 39_000_001,
+    lastBlock: 39_500_000,
+  },
+  {
+    address: B,
+    listings: 1,
+    payments: 10,
+    payers: 3,
+    revenue: 82_000_000n,
+    median: 10_000_000n,
+    evidence: 'verified',
+    tier: 'verified',
+    farm: 1,
+    reasons: '["top_payer_share>0.9"]',
+    rank: 2,
+    categories: ['inference'],
+    firstBlock: 39_600_000,
+    lastBlock: 39_620_000,
+  },
+  {
+    address: C,
+    listings: 1,
+    payments: 2,
+    payers: 2,
+    revenue: 300_000n,
+    median: 100_000n,
+    evidence: 'insufficient',
+    tier: 'listed_only',
+    farm: 0,
+    reasons: null,
+    rank: null,
+    categories: ['search-retrieval'],
+    firstBlock: 39_700_000,
+    lastBlock: 39_800_000,
+  },
+  {
+    address: D,
+    listings: 1,
+    payments: 0,
+    payers: 0,
+    revenue: 0n,
+    median: null,
+    evidence: 'not_observed',
+    tier: 'listed_only',
+    farm: 0,
+    reasons: null,
+    rank: null,
+    categories: ['inference'],
+    firstBlock: null,
+    lastBlock: null,
+  },
 ];
 
 export const CATALOG_SHA = 'c5'.repeat(32);
 export const SOURCES = [
-  { name: 'catalog', source: 'bazaar-catalog-2025-12-31.json', fetched_at: '2026-01-01T03:00:05.000Z', items: 9, listings: 7, rejected: 2, sha256: CATALOG_SHA },
-  { name: 'base_usdc', chain_id: 8453, contract: BASE_USDC, indexed_to_block: AS_OF_BLOCK, indexed_to_timestamp: '2026-01-01T03:00:00.000Z', lag_seconds: 30 },
+  {
+    name: 'catalog',
+    source: 'bazaar-catalog-2025-12-31.json',
+    fetched_at: '2026-01-01T03:00:05.000Z',
+    items: 9,
+    listings: 7,
+    rejected: 2,
+    sha256: CATALOG_SHA,
+  },
+  {
+    name: 'base_usdc',
+    chain_id: 8453,
+    contract: BASE_USDC,
+    indexed_to_block: AS_OF_BLOCK,
+    indexed_to_timestamp: '2026-01-01T03:00:00.000Z',
+    lag_seconds: 30,
+  },
 ];
 export const MARKET = [
-  { day: '2025-12-29', payments: 0, volume_micro: 0n, payers: 0, sellers_paid: 0, median_payment_micro: null, tracked_sellers: 4, tracked_listings: 5 },
-  { day: '2025-12-30', payments: 1, volume_micro: 2_000_000n, payers: 1, sellers_paid: 1, median_payment_micro: 2_000_000n, tracked_sellers: 4, tracked_listings: 5 },
-  { day: '2025-12-31', payments: 2, volume_micro: 9_007_199_254_740_993n, payers: 2, sellers_paid: 1, median_payment_micro: 1_000_000n, tracked_sellers: 4, tracked_listings: 5 },
+  {
+    day: '2025-12-29',
+    payments: 0,
+    volume_micro: 0n,
+    payers: 0,
+    sellers_paid: 0,
+    median_payment_micro: null,
+    tracked_sellers: 4,
+    tracked_listings: 5,
+  },
+  {
+    day: '2025-12-30',
+    payments: 1,
+    volume_micro: 2_000_000n,
+    payers: 1,
+    sellers_paid: 1,
+    median_payment_micro: 2_000_000n,
+    tracked_sellers: 4,
+    tracked_listings: 5,
+  },
+  {
+    day: '2025-12-31',
+    payments: 2,
+    volume_micro: 9_007_199_254_740_993n,
+    payers: 2,
+    sellers_paid: 1,
+    median_payment_micro: 1_000_000n,
+    tracked_sellers: 4,
+    tracked_listings: 5,
+  },
 ];
 
 /** Chain facts and the catalog snapshot (shared by every generation of the fixture). */
 export async function insertChainAndCatalog(db: Kysely<Schema>): Promise<bigint> {
   const snap = await db
     .insertInto('catalog_snapshots')
-    .values({ source: 'bazaar-catalog-2025-12-31.json', fetched_at: '2026-01-01T03:00:05Z', sha256: CATALOG_SHA, items_count: 9, listings_count: 7, rejected_count: 2 })
+    .values({
+      source: 'bazaar-catalog-2025-12-31.json',
+      fetched_at: '2026-01-01T03:00:05Z',
+      sha256: CATALOG_SHA,
+      items_count: 9,
+      listings_count: 7,
+      rejected_count: 2,
+    })
     .returning('snapshot_id')
     .executeTakeFirstOrThrow();
   const id = snap.snapshot_id;
@@ -113,26 +256,57 @@ export async function insertChainAndCatalog(db: Kysely<Schema>): Promise<bigint>
     .insertInto('catalog_listings')
     .values(
       LISTINGS.map(([n, seller, category, source, network, title, description]) => ({
-        snapshot_id: id, listing_id: listingId(n), item_index: n, accept_index: 0, resource_url: `https://l${n}.example/api`,
-        network, canonical_network: network === 'base' ? 'eip155:8453' : network, pay_to: seller ?? `pay-${n}`,
-        asset: seller ? BASE_USDC : 'other', verifiability: seller ? 'base_usdc' : 'other_rail', seller_address: seller,
-        title, description, category, category_source: source,
+        snapshot_id: id,
+        listing_id: listingId(n),
+        item_index: n,
+        accept_index: 0,
+        resource_url: `https://l${n}.example/api`,
+        network,
+        canonical_network: network === 'base' ? 'eip155:8453' : network,
+        pay_to: seller ?? `pay-${n}`,
+        asset: seller ? BASE_USDC : 'other',
+        verifiability: seller ? 'base_usdc' : 'other_rail',
+        seller_address: seller,
+        title,
+        description,
+        category,
+        category_source: source,
       })),
     )
     .execute();
   const all = [...PAYMENTS, ...NOT_EVIDENCE];
   await db
     .insertInto('usdc_transfers')
-    .values(all.map((p) => ({
-      tx_hash: txHash(p.tx), log_index: p.log, block_hash: blockHash(p.block), block_number: p.block, block_timestamp: tsOf(p.block),
-      from_address: p.payer, to_address: p.seller, value: p.value, added_seq: 1, authorized: p.auth !== false,
-    })))
+    .values(
+      all.map((p) => ({
+        tx_hash: txHash(p.tx),
+        log_index: p.log,
+        block_hash: blockHash(p.block),
+        block_number: p.block,
+        block_timestamp: tsOf(p.block),
+        from_address: p.payer,
+        to_address: p.seller,
+        value: p.value,
+        added_seq: 1,
+        authorized: p.auth !== false,
+      })),
+    )
     .execute();
   await db
     .insertInto('usdc_authorizations')
-    .values(all.filter((p) => p.auth !== false).map((p) => ({
-      tx_hash: txHash(p.tx), log_index: p.log + 1000, block_hash: blockHash(p.block), block_number: p.block, authorizer: p.payer, nonce: `0x${'00'.repeat(32)}`, added_seq: 1,
-    })))
+    .values(
+      all
+        .filter((p) => p.auth !== false)
+        .map((p) => ({
+          tx_hash: txHash(p.tx),
+          log_index: p.log + 1000,
+          block_hash: blockHash(p.block),
+          block_number: p.block,
+          authorizer: p.payer,
+          nonce: `0x${'00'.repeat(32)}`,
+          added_seq: 1,
+        })),
+    )
     .execute();
   return id;
 }
@@ -152,41 +326,92 @@ export async function insertGeneration(
   await db
     .insertInto('generations')
     .values({
-      generation: n, status, run_seq: 1, method_version: '1.0.0', generated_at: '2026-01-01T03:10:00Z',
-      published_at: status === 'published' ? publishedAt : null, as_of_block: AS_OF_BLOCK, as_of_block_hash: `0x${'ee'.repeat(32)}`,
-      as_of_ts: AS_OF_TS, window_seconds: 2_592_000, window_start_ts: WINDOW_START_TS, market_from_ts: MARKET_FROM_TS,
-      catalog_snapshot_id: snapshotId, catalog_sha256: CATALOG_SHA, evidence_sha256: evidenceSha(PAYMENTS),
-      constants: JSON.stringify(METHOD_CONSTANTS), sources: JSON.stringify(SOURCES),
+      generation: n,
+      status,
+      run_seq: 1,
+      method_version: '1.0.0',
+      generated_at: '2026-01-01T03:10:00Z',
+      published_at: status === 'published' ? publishedAt : null,
+      as_of_block: AS_OF_BLOCK,
+      as_of_block_hash: `0x${'ee'.repeat(32)}`,
+      as_of_ts: AS_OF_TS,
+      window_seconds: 2_592_000,
+      window_start_ts: WINDOW_START_TS,
+      market_from_ts: MARKET_FROM_TS,
+      catalog_snapshot_id: snapshotId,
+      catalog_sha256: CATALOG_SHA,
+      evidence_sha256: evidenceSha(PAYMENTS),
+      constants: JSON.stringify(METHOD_CONSTANTS),
+      sources: JSON.stringify(SOURCES),
     })
     .execute();
   await db
     .insertInto('gen_sellers')
-    .values(SELLERS.map((s) => ({
-      generation: n, seller_address: s.address, listing_count: s.listings, payments_30d: s.payments, payers_30d: s.payers,
-      verified_revenue_30d_micro: s.revenue, median_payment_30d_micro: s.median, evidence_state: s.evidence, tier: s.tier,
-      farm_flag: s.farm, farm_reasons: s.reasons, rank: s.rank, categories: s.categories, evidence_sha256: sellerEvidence(s.address),
-      first_payment_ts: s.firstBlock === null ? null : tsOf(s.firstBlock), last_payment_ts: s.lastBlock === null ? null : tsOf(s.lastBlock),
-      first_block: s.firstBlock, last_block: s.lastBlock,
-    })))
+    .values(
+      SELLERS.map((s) => ({
+        generation: n,
+        seller_address: s.address,
+        listing_count: s.listings,
+        payments_30d: s.payments,
+        payers_30d: s.payers,
+        verified_revenue_30d_micro: s.revenue,
+        median_payment_30d_micro: s.median,
+        evidence_state: s.evidence,
+        tier: s.tier,
+        farm_flag: s.farm,
+        farm_reasons: s.reasons,
+        rank: s.rank,
+        categories: s.categories,
+        evidence_sha256: sellerEvidence(s.address),
+        first_payment_ts: s.firstBlock === null ? null : tsOf(s.firstBlock),
+        last_payment_ts: s.lastBlock === null ? null : tsOf(s.lastBlock),
+        first_block: s.firstBlock,
+        last_block: s.lastBlock,
+      })),
+    )
     .execute();
   const bySeller = new Map(SELLERS.map((s) => [s.address, s]));
   await db
     .insertInto('gen_listings')
-    .values(LISTINGS.map(([i, seller, category, source, network, title, description]) => {
-      const s = seller ? bySeller.get(seller)! : undefined;
-      return {
-        generation: n, listing_id: listingId(i), seller_address: seller, verifiability: seller ? 'base_usdc' as const : 'other_rail' as const,
-        resource_url: `https://l${i}.example/api`, title: title === null ? null : title + titleSuffix, network, description, category, category_source: source,
-        tier: s?.tier ?? 'listed_only', evidence_state: s?.evidence ?? 'not_observed', verified_revenue_30d_micro: s ? s.revenue : null,
-        median_payment_30d_micro: s ? s.median : null, farm_flag: s ? s.farm : null, farm_reasons: s ? s.reasons : null, sibling_listings: s?.listings ?? 0,
-      };
-    }))
+    .values(
+      LISTINGS.map(([i, seller, category, source, network, title, description]) => {
+        const s = seller ? bySeller.get(seller)! : undefined;
+        return {
+          generation: n,
+          listing_id: listingId(i),
+          seller_address: seller,
+          verifiability: seller ? ('base_usdc' as const) : ('other_rail' as const),
+          resource_url: `https://l${i}.example/api`,
+          title: title === null ? null : title + titleSuffix,
+          network,
+          description,
+          category,
+          category_source: source,
+          tier: s?.tier ?? 'listed_only',
+          evidence_state: s?.evidence ?? 'not_observed',
+          verified_revenue_30d_micro: s ? s.revenue : null,
+          median_payment_30d_micro: s ? s.median : null,
+          farm_flag: s ? s.farm : null,
+          farm_reasons: s ? s.reasons : null,
+          sibling_listings: s?.listings ?? 0,
+        };
+      }),
+    )
     .execute();
-  await db.insertInto('gen_market_daily').values(MARKET.map((m) => ({ generation: n, ...m }))).execute();
+  await db
+    .insertInto('gen_market_daily')
+    .values(MARKET.map((m) => ({ generation: n, ...m })))
+    .execute();
 }
 
 /** Publishes generation n as publishing does: one transaction, rows + status + pointer switch. */
-export async function publishGeneration(db: Kysely<Schema>, snapshotId: bigint, n: number, titleSuffix = '', publishedAt?: string): Promise<void> {
+export async function publishGeneration(
+  db: Kysely<Schema>,
+  snapshotId: bigint,
+  n: number,
+  titleSuffix = '',
+  publishedAt?: string,
+): Promise<void> {
   await db.transaction().execute(async (trx) => {
     await insertGeneration(trx, snapshotId, n, 'published', titleSuffix, publishedAt);
     const updated = await trx.updateTable('published_pointer').set({ generation: n }).executeTakeFirst();
@@ -201,4 +426,3 @@ export async function seedFixture(db: Kysely<Schema>): Promise<{ snapshotId: big
   await insertGeneration(db, snapshotId, 3, 'ready');
   return { snapshotId };
 }
-

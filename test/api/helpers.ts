@@ -3,7 +3,9 @@ import addFormatsModule from 'ajv-formats';
 import type { FastifyInstance } from 'fastify';
 
 // ajv-formats is CommonJS: its default export arrives wrapped under ESM.
-const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv2020) => void;
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (
+  ajv: Ajv2020,
+) => void;
 
 export interface ServedResponse {
   status: number;
@@ -13,7 +15,12 @@ export interface ServedResponse {
 }
 
 /** One request through Fastify's inject (no socket). */
-export async function get(app: FastifyInstance, url: string, headers: Record<string, string> = {}, method = 'GET'): Promise<ServedResponse> {
+export async function get(
+  app: FastifyInstance,
+  url: string,
+  headers: Record<string, string> = {},
+  method = 'GET',
+): Promise<ServedResponse> {
   const res = await app.inject({ method: method as 'GET', url, headers });
   let json: unknown;
   try {
@@ -58,5 +65,8 @@ export class DocumentValidator {
 /** The OpenAPI path template a concrete URL belongs to. */
 export function templateOf(url: string): string {
   const path = url.split('?')[0]!;
-  return path.replace(/^\/api\/v1\/sellers\/[^/]+(\/payments|\/periods)?$/, (_m, p: string | undefined) => `/api/v1/sellers/{slug}${p ?? ''}`);
+  return path.replace(
+    /^\/api\/v1\/sellers\/[^/]+(\/payments|\/periods)?$/,
+    (_m, p: string | undefined) => `/api/v1/sellers/{slug}${p ?? ''}`,
+  );
 }

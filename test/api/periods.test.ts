@@ -40,16 +40,37 @@ describe.each(backends())('seller periods of a 2.0.0 generation on $backend', ({
     const res = await get(app, provenance.evidence_periods);
     expect(validator.check('/api/v1/sellers/{slug}/periods', res.status, res.json)).toEqual([]);
     // A's five payments from 2025-12-10T06:00Z, and its one at as_of_ts (2026-01-01T12:00:00Z)
-    const hour1 = lines.filter((l) => l.hour === DEC_10 + 21_600n).map((l) => l.line).sort();
+    const hour1 = lines
+      .filter((l) => l.hour === DEC_10 + 21_600n)
+      .map((l) => l.line)
+      .sort();
     const hour2 = lines.filter((l) => l.hour === AS_OF_TS).map((l) => l.line);
     expect(hour1).toHaveLength(5);
     expect(res.json.periods).toEqual([
-      { period_start: '2025-12-10T06:00:00.000Z', period_start_unix: 1765346400, payments: 5, sha256: sha256(hour1.join('')) },
-      { period_start: '2026-01-01T12:00:00.000Z', period_start_unix: 1767268800, payments: 1, sha256: sha256(hour2.join('')) },
+      {
+        period_start: '2025-12-10T06:00:00.000Z',
+        period_start_unix: 1765346400,
+        payments: 5,
+        sha256: sha256(hour1.join('')),
+      },
+      {
+        period_start: '2026-01-01T12:00:00.000Z',
+        period_start_unix: 1767268800,
+        payments: 1,
+        sha256: sha256(hour2.join('')),
+      },
     ]);
-    expect(res.json).toMatchObject({ method_version: '2.0.0', digest_period_seconds: 3600, evidence_sha256: provenance.evidence_sha256 });
-    const composed = res.json.periods.map((p: { period_start_unix: number; payments: number; sha256: string }) =>
-      `${p.period_start_unix}:${p.payments}:${p.sha256}\n`).join('');
+    expect(res.json).toMatchObject({
+      method_version: '2.0.0',
+      digest_period_seconds: 3600,
+      evidence_sha256: provenance.evidence_sha256,
+    });
+    const composed = res.json.periods
+      .map(
+        (p: { period_start_unix: number; payments: number; sha256: string }) =>
+          `${p.period_start_unix}:${p.payments}:${p.sha256}\n`,
+      )
+      .join('');
     expect(sha256(composed)).toBe(provenance.evidence_sha256);
   });
 

@@ -25,7 +25,13 @@ function raw(request: string): Promise<string> {
   });
 }
 const statusOf = (answer: string) => Number(answer.split(' ')[1]);
-const bodyOf = (answer: string) => JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4).split('\r\n').find((l) => l.startsWith('{')) ?? 'null');
+const bodyOf = (answer: string) =>
+  JSON.parse(
+    answer
+      .slice(answer.indexOf('\r\n\r\n') + 4)
+      .split('\r\n')
+      .find((l) => l.startsWith('{')) ?? 'null',
+  );
 
 beforeAll(async () => {
   db = await freshDatabase('pglite');

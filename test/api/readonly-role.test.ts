@@ -16,23 +16,40 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('API through a SELECT-only role 
     let reader: Awaited<ReturnType<typeof openDatabase>> | undefined;
     try {
       await seedFixture(owner.db);
-      await sql.raw(`create role ${role} login; grant usage on schema ${schema} to ${role}; grant select on all tables in schema ${schema} to ${role}`).execute(owner.db);
+      await sql
+        .raw(
+          `create role ${role} login; grant usage on schema ${schema} to ${role}; grant select on all tables in schema ${schema} to ${role}`,
+        )
+        .execute(owner.db);
       const url = new URL(owner.url!);
       url.username = role;
       reader = await openDatabase({ databaseUrl: url.toString(), maxConnections: 2 });
       // The role really is read-only.
-      await expect(sql`insert into published_pointer (generation) values (1)`.execute(reader.db)).rejects.toMatchObject({ code: '42501' });
+      await expect(sql`insert into published_pointer (generation) values (1)`.execute(reader.db)).rejects.toMatchObject(
+        { code: '42501' },
+      );
 
       const app = await buildApi(reader.db, { rateLimitPerMinute: 1000, cadenceSeconds: 900 });
       try {
-        const urls = ['/api/v1/meta', '/api/v1/sellers?limit=2', '/api/v1/rankings', `/api/v1/sellers/${A}`, `/api/v1/sellers/${A}/payments`, '/api/v1/market/daily', '/api/v1/sellers?generation=1&category=inference'];
+        const urls = [
+          '/api/v1/meta',
+          '/api/v1/sellers?limit=2',
+          '/api/v1/rankings',
+          `/api/v1/sellers/${A}`,
+          `/api/v1/sellers/${A}/payments`,
+          '/api/v1/market/daily',
+          '/api/v1/sellers?generation=1&category=inference',
+        ];
         for (const u of urls) {
           const res = await get(app, u);
           expect(res.status, u).toBe(200);
           expect(res.json.generation, u).toBe(1);
         }
         const page = await get(app, '/api/v1/sellers?limit=2');
-        expect(page.json.listings.map((l: { listing_id: string }) => l.listing_id)).toEqual([listingId(1), listingId(2)]);
+        expect(page.json.listings.map((l: { listing_id: string }) => l.listing_id)).toEqual([
+          listingId(1),
+          listingId(2),
+        ]);
         expect((await get(app, `/api/v1/sellers/${A}/payments`)).json.count).toBe(5);
       } finally {
         await app.close();

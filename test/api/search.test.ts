@@ -19,9 +19,22 @@ import { get } from './helpers.ts';
  * digit; a listing matches when it holds every word of q; its score is, per word, 4 for the
  * title, 2 for the description, 1 for the resource URL; order: score descending, listing_id.
  */
-const wordsOf = (text: string | null) => new Set((text ?? '').toLowerCase().split(/[^\p{L}\p{N}]+/u).filter(Boolean));
+const wordsOf = (text: string | null) =>
+  new Set(
+    (text ?? '')
+      .toLowerCase()
+      .split(/[^\p{L}\p{N}]+/u)
+      .filter(Boolean),
+  );
 
-interface ListingText { listing_id: string; title: string | null; description: string | null; resource_url: string; category: string; tier: string }
+interface ListingText {
+  listing_id: string;
+  title: string | null;
+  description: string | null;
+  resource_url: string;
+  category: string;
+  tier: string;
+}
 
 function expectedSearch(listings: ListingText[], q: string): string[] {
   const words = [...wordsOf(q)];
@@ -57,16 +70,32 @@ describe.each(backends())('search on the fixture on $backend', ({ backend }) => 
     // Three more listings of generation 1 with the word 'orbit' in one field each: the title of
     // listing 10, the description of 9, the resource URL of 8 (scores 4, 2, 1: reverse id order).
     const extra = (n: number, title: string | null, description: string | null, url: string) => ({
-      generation: 1, listing_id: listingId(n), seller_address: null, verifiability: 'other_rail' as const, resource_url: url, title,
-      network: 'solana', description, category: 'other', category_source: 'auto' as const, tier: 'listed_only' as const,
-      evidence_state: 'not_observed' as const, verified_revenue_30d_micro: null, median_payment_30d_micro: null, farm_flag: null,
-      farm_reasons: null, sibling_listings: 0,
+      generation: 1,
+      listing_id: listingId(n),
+      seller_address: null,
+      verifiability: 'other_rail' as const,
+      resource_url: url,
+      title,
+      network: 'solana',
+      description,
+      category: 'other',
+      category_source: 'auto' as const,
+      tier: 'listed_only' as const,
+      evidence_state: 'not_observed' as const,
+      verified_revenue_30d_micro: null,
+      median_payment_30d_micro: null,
+      farm_flag: null,
+      farm_reasons: null,
+      sibling_listings: 0,
     });
-    await db.db.insertInto('gen_listings').values([
-      extra(8, null, null, 'https://orbit.example/api'),
-      extra(9, null, 'Orbit data, daily', 'https://l9.example/api'),
-      extra(10, 'ORBIT', null, 'https://l10.example/api'),
-    ]).execute();
+    await db.db
+      .insertInto('gen_listings')
+      .values([
+        extra(8, null, null, 'https://orbit.example/api'),
+        extra(9, null, 'Orbit data, daily', 'https://l9.example/api'),
+        extra(10, 'ORBIT', null, 'https://l10.example/api'),
+      ])
+      .execute();
     app = await buildApi(db.db, { rateLimitPerMinute: 100_000, cadenceSeconds: 900 });
   });
   afterAll(async () => {
@@ -74,7 +103,8 @@ describe.each(backends())('search on the fixture on $backend', ({ backend }) => 
     await db?.close();
   });
 
-  const ids = async (query: string) => (await get(app, `/api/v1/sellers?${query}`)).json.listings.map((l: { listing_id: string }) => l.listing_id);
+  const ids = async (query: string) =>
+    (await get(app, `/api/v1/sellers?${query}`)).json.listings.map((l: { listing_id: string }) => l.listing_id);
 
   // Titles, descriptions and URLs of the fixture: test/api/fixture.ts (LISTINGS; URL https://l<n>.example/api).
   it('default: a word of one title finds that listing', async () => {
@@ -140,13 +170,22 @@ describe.each(backends())('search on the fixture on $backend', ({ backend }) => 
   it('property: any q is answered 200 or 400, never 5xx, and every row holds every word', async () => {
     const all = (await get(app, '/api/v1/sellers')).json.listings as ListingText[];
     await fc.assert(
-      fc.asyncProperty(fc.oneof(fc.string({ maxLength: 220 }), fc.string({ unit: 'grapheme', maxLength: 50 }), fc.constantFrom('a:b', "'", '!', '&|', 'x402 & api', '\\', '(')), async (q) => {
-        const res = await get(app, `/api/v1/sellers?q=${encodeURIComponent(q)}`);
-        expect([200, 400]).toContain(res.status);
-        if (res.status === 200) {
-          expect(res.json.listings.map((l: ListingText) => l.listing_id)).toEqual(expectedSearch(all, q).slice(0, 50));
-        }
-      }),
+      fc.asyncProperty(
+        fc.oneof(
+          fc.string({ maxLength: 220 }),
+          fc.string({ unit: 'grapheme', maxLength: 50 }),
+          fc.constantFrom('a:b', "'", '!', '&|', 'x402 & api', '\\', '('),
+        ),
+        async (q) => {
+          const res = await get(app, `/api/v1/sellers?q=${encodeURIComponent(q)}`);
+          expect([200, 400]).toContain(res.status);
+          if (res.status === 200) {
+            expect(res.json.listings.map((l: ListingText) => l.listing_id)).toEqual(
+              expectedSearch(all, q).slice(0, 50),
+            );
+          }
+        },
+      ),
       { numRuns: 150 },
     );
   });
@@ -195,7 +234,10 @@ describe.each(backends())('search over the real crawl on $backend', ({ backend }
   );
 
   it('behavior: category narrows the same search', async () => {
-    const expected = expectedSearch(listings.filter((l) => l.category === 'inference'), 'api');
+    const expected = expectedSearch(
+      listings.filter((l) => l.category === 'inference'),
+      'api',
+    );
     expect(await searchAll(app, 'q=api&category=inference', 50)).toEqual(expected);
   });
 });

@@ -46,7 +46,9 @@ function importedStages(file: string): { stage: string; spec: string }[] {
 
 describe('import boundaries', () => {
   it('default: every folder of src/ has its rule', () => {
-    const folders = readdirSync(src, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name);
+    const folders = readdirSync(src, { withFileTypes: true })
+      .filter((e) => e.isDirectory())
+      .map((e) => e.name);
     expect(folders.sort()).toEqual(Object.keys(MAY_IMPORT).sort());
   });
 
@@ -55,7 +57,8 @@ describe('import boundaries', () => {
     for (const file of sourceFiles(src)) {
       const own = path.relative(src, file).split(path.sep)[0]!;
       for (const { stage, spec } of importedStages(file)) {
-        if (stage !== own && !MAY_IMPORT[own]!.includes(stage)) violations.push(`${path.relative(projectRoot, file)} imports ${spec} (${own} -> ${stage})`);
+        if (stage !== own && !MAY_IMPORT[own]!.includes(stage))
+          violations.push(`${path.relative(projectRoot, file)} imports ${spec} (${own} -> ${stage})`);
       }
     }
     expect(violations).toEqual([]);

@@ -37,7 +37,12 @@ const WINDOW = 2_592_000;
 const S1: Address = '0x5e11e5e11e5e11e5e11e5e11e5e11e5e11e5e11e';
 const S2: Address = '0x00000000000000000000000000000000005e1122';
 const NON_SELLER: Address = '0x000000000000000000000000000000000000dead';
-const [b0, b1, b2, b3] = [0, 1, 2, 3].map((n) => buyerAccount(n)) as [ReturnType<typeof buyerAccount>, ReturnType<typeof buyerAccount>, ReturnType<typeof buyerAccount>, ReturnType<typeof buyerAccount>];
+const [b0, b1, b2, b3] = [0, 1, 2, 3].map((n) => buyerAccount(n)) as [
+  ReturnType<typeof buyerAccount>,
+  ReturnType<typeof buyerAccount>,
+  ReturnType<typeof buyerAccount>,
+  ReturnType<typeof buyerAccount>,
+];
 const S3 = b3.address.toLowerCase() as Address; // a seller who also pays itself
 const SELLERS = [S1, S2, S3];
 
@@ -64,7 +69,15 @@ beforeAll(async () => {
     await sendSettlement(dep, { from: b2, to: S1, value: 8_000n }),
   ]);
   sent.push(...(await minedTransfers(dep, result)));
-  sent.push(...(await minedTransfers(dep, await sendSettlementsInOneTransaction(dep, [{ from: b0, to: S1, value: 9_000n }, { from: b1, to: S2, value: 10_000n, form: 'bytes' }]))));
+  sent.push(
+    ...(await minedTransfers(
+      dep,
+      await sendSettlementsInOneTransaction(dep, [
+        { from: b0, to: S1, value: 9_000n },
+        { from: b1, to: S2, value: 10_000n, form: 'bytes' },
+      ]),
+    )),
+  );
   await mine(anvil.url, 3);
   asOfBlock = (await latestBlock(anvil.url)).number;
   sent.push(await settle(dep, { from: b0, to: S1, value: 12_000n })); // after the as-of block
@@ -80,11 +93,16 @@ afterAll(async () => {
 function expectedRows(asOf: AsOf, transfers = sent) {
   const dayStart = ((asOf.timestamp - BigInt(WINDOW)) / 86_400n) * 86_400n;
   const sellers = new Set<string>(SELLERS);
-  const stored = transfers.filter((t) => sellers.has(t.to) && t.blockTimestamp >= dayStart && t.blockNumber <= asOf.number);
+  const stored = transfers.filter(
+    (t) => sellers.has(t.to) && t.blockTimestamp >= dayStart && t.blockNumber <= asOf.number,
+  );
   const key = (t: MinedTransfer) => `${t.hash}:${t.logIndex}:${t.from}:${t.to}:${t.value}`;
   return {
     stored: stored.map(key).sort(),
-    payments: stored.filter((t) => t.kind === 'settlement' && t.from !== t.to).map(key).sort(),
+    payments: stored
+      .filter((t) => t.kind === 'settlement' && t.from !== t.to)
+      .map(key)
+      .sort(),
   };
 }
 
@@ -97,19 +115,32 @@ async function run(db: Kysely<Schema>, url: string, asOfOptions: { asOfBlock?: b
   const client = createChainClient({ rpcUrls: [url], chainId: 8453, timeoutMs: 1_000, retryDelayMs: 5 });
   const asOf = await resolveAsOf(client, asOfOptions);
   const runSeq = await nextSeq(db);
-  const stats = await syncChain(db, client, { usdcAddress: USDC, sellers: SELLERS, asOf, windowSeconds: WINDOW, runSeq, blockRange: 16, ...(asOfOptions.confirmations === undefined ? {} : { confirmations: asOfOptions.confirmations }) });
+  const stats = await syncChain(db, client, {
+    usdcAddress: USDC,
+    sellers: SELLERS,
+    asOf,
+    windowSeconds: WINDOW,
+    runSeq,
+    blockRange: 16,
+    ...(asOfOptions.confirmations === undefined ? {} : { confirmations: asOfOptions.confirmations }),
+  });
   return { asOf, runSeq, stats };
 }
 
 /** The verified payments of a generation over the stored rows, through the method's view. */
 async function generationPayments(db: Kysely<Schema>, asOf: AsOf, runSeq: bigint): Promise<string[]> {
-  const snapshot = await insertCatalog(db, SELLERS.map((s, i) => ({ listing_id: String(i).padStart(64, '0'), seller_address: s })));
+  const snapshot = await insertCatalog(
+    db,
+    SELLERS.map((s, i) => ({ listing_id: String(i).padStart(64, '0'), seller_address: s })),
+  );
   const generation = Number(runSeq) + 100;
   const windowStart = asOf.timestamp - BigInt(WINDOW);
   await sql`insert into generations (generation, status, run_seq, method_version, generated_at, as_of_block, as_of_block_hash, as_of_ts,
               window_seconds, window_start_ts, market_from_ts, catalog_snapshot_id, catalog_sha256, constants, sources)
             values (${generation}, 'building', ${runSeq}, '1.0.0', now(), ${asOf.number}, ${asOf.hash}, ${asOf.timestamp}, ${WINDOW},
-              ${windowStart}, ${(windowStart / 86_400n) * 86_400n}, ${snapshot}, ${'c'.repeat(64)}, '{}', '[]')`.execute(db);
+              ${windowStart}, ${(windowStart / 86_400n) * 86_400n}, ${snapshot}, ${'c'.repeat(64)}, '{}', '[]')`.execute(
+    db,
+  );
   const { rows } = await sql<{ k: string }>`
     select tx_hash || ':' || log_index || ':' || payer || ':' || seller_address || ':' || value as k
       from generation_payments where generation = ${generation}`.execute(db);
@@ -147,7 +178,14 @@ describe.each(backends())('indexer on anvil with the real USDC contract ($backen
   it('error: 429, a timeout, range too large and inconsistent logs through a proxy end with the clean rows', async () => {
     await resetFacts(db.db);
     proxy.maxRange = 5;
-    proxy.inject('eth_getLogs', { kind: 'rate-limit', retryAfterSeconds: 1 }, { kind: 'timeout', holdMs: 1_500 }, { kind: 'inconsistent', how: 'duplicate' }, { kind: 'inconsistent', how: 'wrong-hash' }, { kind: 'inconsistent', how: 'out-of-range' });
+    proxy.inject(
+      'eth_getLogs',
+      { kind: 'rate-limit', retryAfterSeconds: 1 },
+      { kind: 'timeout', holdMs: 1_500 },
+      { kind: 'inconsistent', how: 'duplicate' },
+      { kind: 'inconsistent', how: 'wrong-hash' },
+      { kind: 'inconsistent', how: 'out-of-range' },
+    );
     proxy.inject('eth_getBlockByNumber', { kind: 'rate-limit', retryAfterSeconds: 1 });
     try {
       await run(db.db, proxy.url, { asOfBlock });
@@ -182,7 +220,10 @@ describe.each(backends())('indexer on anvil with the real USDC contract ($backen
           from usdc_transfers where removed_seq is not null`.execute(db.db);
       expect(removed.rows.map((r) => r.k).sort()).toEqual(orphaned.map(key).sort());
       expect(removed.rows.every((r) => BigInt(r.removed_seq) === second.runSeq)).toBe(true);
-      const live = expectedRows(second.asOf, [...sent.filter((t) => t.blockNumber < orphaned[0]!.blockNumber), ...fresh]);
+      const live = expectedRows(second.asOf, [
+        ...sent.filter((t) => t.blockNumber < orphaned[0]!.blockNumber),
+        ...fresh,
+      ]);
       expect(await storedTransfers(db.db)).toEqual(live.stored);
       expect(await generationPayments(db.db, second.asOf, second.runSeq)).toEqual(live.payments);
       // The first run's view of the facts is unchanged: it still sees the orphaned payments.

@@ -101,15 +101,26 @@ export class FakeChain {
 
   #ensureSorted(): void {
     if (this.#sorted) return;
-    for (const list of this.#index.values()) list.sort((a, b) => a.blockNumber - b.blockNumber || a.logIndex - b.logIndex);
+    for (const list of this.#index.values())
+      list.sort((a, b) => a.blockNumber - b.blockNumber || a.logIndex - b.logIndex);
     this.#sorted = true;
   }
 
   block(n: number) {
-    return { number: hex(n), hash: this.hash(n), parentHash: n === 0 ? word(0n) : this.hash(n - 1), timestamp: hex(this.timestamp(n)) };
+    return {
+      number: hex(n),
+      hash: this.hash(n),
+      parentHash: n === 0 ? word(0n) : this.hash(n - 1),
+      timestamp: hex(this.timestamp(n)),
+    };
   }
 
-  getLogs(filter: { address?: string; topics?: (string | string[] | null)[]; fromBlock: string; toBlock: string }): unknown[] {
+  getLogs(filter: {
+    address?: string;
+    topics?: (string | string[] | null)[];
+    fromBlock: string;
+    toBlock: string;
+  }): unknown[] {
     this.#ensureSorted();
     const from = Number(BigInt(filter.fromBlock));
     const to = Number(BigInt(filter.toBlock));
@@ -120,7 +131,9 @@ export class FakeChain {
     let candidates: FakeLog[][];
     if (typeof topic0 === 'string' && position > 0) {
       const values = topics[position]!;
-      candidates = (Array.isArray(values) ? values : [values]).map((v) => this.#index.get(`${topic0}:${position}:${v.toLowerCase()}`) ?? []);
+      candidates = (Array.isArray(values) ? values : [values]).map(
+        (v) => this.#index.get(`${topic0}:${position}:${v.toLowerCase()}`) ?? [],
+      );
     } else {
       position = -1;
       candidates = [this.logs];

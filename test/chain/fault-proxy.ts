@@ -61,21 +61,38 @@ export async function startFaultProxy(upstream: string): Promise<FaultProxy> {
     if (call.method === 'eth_getLogs' && proxy.maxRange !== undefined) {
       const span = Number(BigInt(call.params[0].toBlock) - BigInt(call.params[0].fromBlock)) + 1;
       if (span > proxy.maxRange) {
-        events.push({ method: call.method, fault: 'range', at: Date.now() - started, params: JSON.stringify(call.params) });
+        events.push({
+          method: call.method,
+          fault: 'range',
+          at: Date.now() - started,
+          params: JSON.stringify(call.params),
+        });
         // The text Alchemy sends; getLogsRetryHelper reads the suggested range from it.
         const from = BigInt(call.params[0].fromBlock);
         const suggestion = `[0x${from.toString(16)}, 0x${(from + BigInt(proxy.maxRange) - 1n).toString(16)}]`;
         return send(200, {
           jsonrpc: '2.0',
           id: call.id,
-          error: { code: -32602, message: `Log response size exceeded. You can make eth_getLogs requests with up to a ${proxy.maxRange} block range and no limit on the response size, or you can request any block range with a cap of 10K logs in the response. Based on your parameters, this block range should work: ${suggestion}` },
+          error: {
+            code: -32602,
+            message: `Log response size exceeded. You can make eth_getLogs requests with up to a ${proxy.maxRange} block range and no limit on the response size, or you can request any block range with a cap of 10K logs in the response. Based on your parameters, this block range should work: ${suggestion}`,
+          },
         });
       }
     }
     const fault = queues.get(call.method)?.shift();
-    events.push({ method: call.method, fault: fault?.kind, at: Date.now() - started, params: JSON.stringify(call.params) });
+    events.push({
+      method: call.method,
+      fault: fault?.kind,
+      at: Date.now() - started,
+      params: JSON.stringify(call.params),
+    });
     if (fault?.kind === 'rate-limit') {
-      return send(429, { jsonrpc: '2.0', id: call.id, error: { code: 429, message: 'Too Many Requests' } }, { 'retry-after': String(fault.retryAfterSeconds) });
+      return send(
+        429,
+        { jsonrpc: '2.0', id: call.id, error: { code: 429, message: 'Too Many Requests' } },
+        { 'retry-after': String(fault.retryAfterSeconds) },
+      );
     }
     if (fault?.kind === 'answer') {
       res.writeHead(fault.status, { 'content-type': 'application/json', ...fault.headers });
@@ -87,14 +104,22 @@ export async function startFaultProxy(upstream: string): Promise<FaultProxy> {
       if (!res.destroyed) res.destroy();
       return;
     }
-    const answer = await forward(proxy.rewrite ? JSON.stringify({ ...call, params: proxy.rewrite(call.method, call.params ?? []) }) : body);
+    const answer = await forward(
+      proxy.rewrite ? JSON.stringify({ ...call, params: proxy.rewrite(call.method, call.params ?? []) }) : body,
+    );
     if (fault?.kind === 'inconsistent') {
       const logs = answer.result as Record<string, string>[] | null;
       if (fault.how === 'null' || !Array.isArray(logs) || logs.length === 0) answer.result = null;
       else if (fault.how === 'duplicate') answer.result = [...logs, logs[0]];
-      else if (fault.how === 'wrong-hash') answer.result = [{ ...logs[0], blockHash: `0x${'ab'.repeat(32)}` }, ...logs.slice(1)];
-      else if (fault.how === 'other-address') answer.result = [{ ...logs[0], address: `0x${'12'.repeat(20)}` }, ...logs.slice(1)];
-      else answer.result = [...logs, { ...logs[0], blockNumber: `0x${(BigInt(call.params[0].toBlock) + 1n).toString(16)}` }];
+      else if (fault.how === 'wrong-hash')
+        answer.result = [{ ...logs[0], blockHash: `0x${'ab'.repeat(32)}` }, ...logs.slice(1)];
+      else if (fault.how === 'other-address')
+        answer.result = [{ ...logs[0], address: `0x${'12'.repeat(20)}` }, ...logs.slice(1)];
+      else
+        answer.result = [
+          ...logs,
+          { ...logs[0], blockNumber: `0x${(BigInt(call.params[0].toBlock) + 1n).toString(16)}` },
+        ];
     }
     send(200, answer);
   };

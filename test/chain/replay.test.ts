@@ -13,7 +13,15 @@ interface Fixture {
   request: { usdcAddress: string; sellers: string[]; fromBlock: string; toBlock: string };
   calls: { request: { method: string; topic0?: string; block?: string }; response: { result: unknown } }[];
   expected: {
-    transfers: { txHash: string; logIndex: number; blockNumber: string; blockTimestamp: string; from: string; to: string; value: string }[];
+    transfers: {
+      txHash: string;
+      logIndex: number;
+      blockNumber: string;
+      blockTimestamp: string;
+      from: string;
+      to: string;
+      value: string;
+    }[];
     authorizations: { txHash: string; logIndex: number; blockNumber: string; authorizer: string; nonce: string }[];
     blocks: [string, string, string][];
   };
@@ -50,14 +58,33 @@ describe('replayed provider answers', () => {
     const client = createChainClient({ rpcUrls: [server.url], chainId: 8453, retryCount: 0 });
     const logs = await fetchPaymentLogs(
       client,
-      { usdcAddress: fx.request.usdcAddress, sellers: fx.request.sellers, fromBlock: BigInt(fx.request.fromBlock), toBlock: BigInt(fx.request.toBlock) },
+      {
+        usdcAddress: fx.request.usdcAddress,
+        sellers: fx.request.sellers,
+        fromBlock: BigInt(fx.request.fromBlock),
+        toBlock: BigInt(fx.request.toBlock),
+      },
       { limit: { span: 10_000n }, blocks: new BlockCache(client) },
     );
     expect(
-      logs.transfers.map((t) => ({ txHash: t.txHash, logIndex: t.logIndex, blockNumber: String(t.blockNumber), blockTimestamp: String(t.blockTimestamp), from: t.from, to: t.to, value: String(t.value) })),
+      logs.transfers.map((t) => ({
+        txHash: t.txHash,
+        logIndex: t.logIndex,
+        blockNumber: String(t.blockNumber),
+        blockTimestamp: String(t.blockTimestamp),
+        from: t.from,
+        to: t.to,
+        value: String(t.value),
+      })),
     ).toEqual(fx.expected.transfers);
     expect(
-      logs.authorizations.map((a) => ({ txHash: a.txHash, logIndex: a.logIndex, blockNumber: String(a.blockNumber), authorizer: a.authorizer, nonce: a.nonce })),
+      logs.authorizations.map((a) => ({
+        txHash: a.txHash,
+        logIndex: a.logIndex,
+        blockNumber: String(a.blockNumber),
+        authorizer: a.authorizer,
+        nonce: a.nonce,
+      })),
     ).toEqual(fx.expected.authorizations);
     expect(logs.blocks.map((b) => [String(b.number), b.hash, String(b.timestamp)]).sort()).toEqual(fx.expected.blocks);
     // Headers are read only for what the logs did not say.

@@ -31,7 +31,13 @@ export interface ExpectedTransfer {
  */
 export function buildScenario(options: { blockTimestampInLogs?: boolean } = {}) {
   const genesis = 1_700_000_000 - (1_700_000_000 % DAY) + 3_600; // 01:00 UTC on some day
-  const chain = new FakeChain({ usdc: USDC, head: 41 * 144, genesisTimestamp: genesis, blockTime: 600, blockTimestampInLogs: options.blockTimestampInLogs ?? false });
+  const chain = new FakeChain({
+    usdc: USDC,
+    head: 41 * 144,
+    genesisTimestamp: genesis,
+    blockTime: 600,
+    blockTimestampInLogs: options.blockTimestampInLogs ?? false,
+  });
   const asOfBlock = chain.options.head - 5;
   const asOfTs = chain.timestamp(asOfBlock);
   const dayStart = Math.floor((asOfTs - WINDOW) / DAY) * DAY;
@@ -73,7 +79,10 @@ export function buildScenario(options: { blockTimestampInLogs?: boolean } = {}) 
 
 /** Every stored chain fact, in a fixed order, as text: two syncs stored the same iff equal. */
 export async function dumpFacts(db: Kysely<Schema>): Promise<Record<string, unknown[]>> {
-  const q = async (text: string) => (await sql.raw<Record<string, unknown>>(text).execute(db)).rows.map((r) => JSON.stringify(r, (_k, v) => (typeof v === 'bigint' ? v.toString() : v)));
+  const q = async (text: string) =>
+    (await sql.raw<Record<string, unknown>>(text).execute(db)).rows.map((r) =>
+      JSON.stringify(r, (_k, v) => (typeof v === 'bigint' ? v.toString() : v)),
+    );
   return {
     blocks: await q('select * from chain_blocks order by block_number, block_hash'),
     transfers: await q('select * from usdc_transfers order by tx_hash, log_index, block_hash'),

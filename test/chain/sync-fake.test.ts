@@ -17,8 +17,17 @@ afterAll(async () => {
   await server.close();
 });
 
-async function syncOnce(db: TestDatabase, url: string, extra: { onProgress?: () => void; signal?: AbortSignal; timeoutMs?: number } = {}) {
-  const client = createChainClient({ rpcUrls: [url], chainId: 8453, timeoutMs: extra.timeoutMs ?? 5_000, retryDelayMs: 5 });
+async function syncOnce(
+  db: TestDatabase,
+  url: string,
+  extra: { onProgress?: () => void; signal?: AbortSignal; timeoutMs?: number } = {},
+) {
+  const client = createChainClient({
+    rpcUrls: [url],
+    chainId: 8453,
+    timeoutMs: extra.timeoutMs ?? 5_000,
+    retryDelayMs: 5,
+  });
   const asOf = await resolveAsOf(client, { asOfBlock: BigInt(scenario.asOfBlock) });
   const { rows } = await sql<{ seq: bigint }>`select nextval('ingest_seq') as seq`.execute(db.db);
   return syncChain(db.db, client, {
@@ -46,19 +55,33 @@ describe.each(backends())('syncChain over a fake node ($backend)', ({ backend })
     await resetFacts(db.db);
     try {
       const stats = await syncOnce(db, server.url);
-      const { rows } = await sql<{ tx_hash: string; from_address: string; to_address: string; value: bigint; block_number: bigint; authorized: boolean }>`
+      const { rows } = await sql<{
+        tx_hash: string;
+        from_address: string;
+        to_address: string;
+        value: bigint;
+        block_number: bigint;
+        authorized: boolean;
+      }>`
         select t.tx_hash, t.from_address, t.to_address, t.value, t.block_number,
                exists (select 1 from usdc_authorizations a where a.tx_hash = t.tx_hash and a.authorizer = t.from_address and a.block_hash = t.block_hash) as authorized
           from usdc_transfers t order by t.block_number, t.log_index`.execute(db.db);
       const expected = [...scenario.expected].sort((a, b) => a.blockNumber - b.blockNumber);
-      expect(rows.map((r) => [r.tx_hash, r.from_address, r.to_address, BigInt(r.value), Number(r.block_number), r.authorized]).sort()).toEqual(
-        expected.map((e) => [e.txHash, e.from, e.to, e.value, e.blockNumber, e.authorized]).sort(),
-      );
+      expect(
+        rows
+          .map((r) => [r.tx_hash, r.from_address, r.to_address, BigInt(r.value), Number(r.block_number), r.authorized])
+          .sort(),
+      ).toEqual(expected.map((e) => [e.txHash, e.from, e.to, e.value, e.blockNumber, e.authorized]).sort());
       expect(stats.transfers).toBe(scenario.expected.length);
-      const coverage = await sql<{ seller_address: string; from_block: bigint; from_ts: bigint; to_block: bigint }>`select * from seller_coverage order by seller_address`.execute(db.db);
-      expect(coverage.rows.map((c) => [c.seller_address, Number(c.from_block), Number(c.from_ts), Number(c.to_block)])).toEqual(
-        [...SELLERS].sort().map((s) => [s, scenario.firstBlock, scenario.dayStart, scenario.asOfBlock]),
-      );
+      const coverage = await sql<{
+        seller_address: string;
+        from_block: bigint;
+        from_ts: bigint;
+        to_block: bigint;
+      }>`select * from seller_coverage order by seller_address`.execute(db.db);
+      expect(
+        coverage.rows.map((c) => [c.seller_address, Number(c.from_block), Number(c.from_ts), Number(c.to_block)]),
+      ).toEqual([...SELLERS].sort().map((s) => [s, scenario.firstBlock, scenario.dayStart, scenario.asOfBlock]));
       clean = await dumpFacts(db.db);
       // A second run stores nothing new and changes nothing.
       const again = await syncOnce(db, server.url);
@@ -78,7 +101,15 @@ describe.each(backends())('syncChain over a fake node ($backend)', ({ backend })
     });
 
     it.each([
-      ['429 with Retry-After', () => proxy.inject('eth_getLogs', { kind: 'rate-limit', retryAfterSeconds: 1 }, { kind: 'rate-limit', retryAfterSeconds: 1 })],
+      [
+        '429 with Retry-After',
+        () =>
+          proxy.inject(
+            'eth_getLogs',
+            { kind: 'rate-limit', retryAfterSeconds: 1 },
+            { kind: 'rate-limit', retryAfterSeconds: 1 },
+          ),
+      ],
       ['a timeout', () => proxy.inject('eth_getLogs', { kind: 'timeout', holdMs: 1_500 })],
       ['block range too large', () => (proxy.maxRange = 120)],
       ['duplicate log', () => proxy.inject('eth_getLogs', { kind: 'inconsistent', how: 'duplicate' })],
@@ -169,7 +200,14 @@ describe.each(backends())('syncChain over a fake node ($backend)', ({ backend })
       const asOf = await resolveAsOf(client, {});
       const { rows } = await sql<{ seq: bigint }>`select nextval('ingest_seq') as seq`.execute(db.db);
       const runSeq = BigInt(rows[0]!.seq);
-      await syncChain(db.db, client, { usdcAddress: USDC, sellers: [seller], asOf, windowSeconds: WINDOW, runSeq, blockRange: 50 });
+      await syncChain(db.db, client, {
+        usdcAddress: USDC,
+        sellers: [seller],
+        asOf,
+        windowSeconds: WINDOW,
+        runSeq,
+        blockRange: 50,
+      });
       return runSeq;
     };
     /** The verified payments a generation of run `seq` would see (the view's visibility rule). */
@@ -239,7 +277,9 @@ describe.each(backends())('syncChain over a fake node ($backend)', ({ backend })
       expect(await visible(third)).toEqual([tx(0x10), tx(0xa1), tx(0xa2)]);
       const { rows } = await sql<{ tx_hash: string; added_seq: bigint; removed_seq: bigint | null }>`
         select tx_hash, added_seq, removed_seq from usdc_transfers order by tx_hash, added_seq`.execute(db.db);
-      expect(rows.map((r) => [r.tx_hash, BigInt(r.added_seq), r.removed_seq === null ? null : BigInt(r.removed_seq)])).toEqual([
+      expect(
+        rows.map((r) => [r.tx_hash, BigInt(r.added_seq), r.removed_seq === null ? null : BigInt(r.removed_seq)]),
+      ).toEqual([
         [tx(0x10), first, null],
         [tx(0xa1), first, second],
         [tx(0xa1), third, null],
@@ -248,7 +288,10 @@ describe.each(backends())('syncChain over a fake node ($backend)', ({ backend })
         [tx(0xb1), second, third], // above the third run's as-of block, yet no longer live
       ]);
       // The stored blocks: no block of branch B is live any more.
-      const live = await sql<{ n: bigint; h: string }>`select block_number as n, block_hash as h from chain_blocks where removed_seq is null`.execute(db.db);
+      const live = await sql<{
+        n: bigint;
+        h: string;
+      }>`select block_number as n, block_hash as h from chain_blocks where removed_seq is null`.execute(db.db);
       for (const b of live.rows) expect(b.h).toBe(chain.hash(Number(b.n)));
     });
   });

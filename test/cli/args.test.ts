@@ -12,9 +12,24 @@ async function capture(argv: string[], env: Record<string, string | undefined> =
 
 describe('parseCommandLine', () => {
   it('default: flags become overrides named like the env variables', () => {
-    const parsed = parseCommandLine(['run', '--rpc-url', 'http://a', '--catalog', 'f.json', '--as-of-block', '12', '--every', '5m']);
+    const parsed = parseCommandLine([
+      'run',
+      '--rpc-url',
+      'http://a',
+      '--catalog',
+      'f.json',
+      '--as-of-block',
+      '12',
+      '--every',
+      '5m',
+    ]);
     expect(parsed.command).toBe('run');
-    expect(parsed.overrides).toEqual({ RPC_URL: 'http://a', CATALOG_SOURCE: 'f.json', AS_OF_BLOCK: '12', SCHEDULE_EVERY: '5m' });
+    expect(parsed.overrides).toEqual({
+      RPC_URL: 'http://a',
+      CATALOG_SOURCE: 'f.json',
+      AS_OF_BLOCK: '12',
+      SCHEDULE_EVERY: '5m',
+    });
   });
 
   it('behavior: flags win over env', () => {
@@ -37,7 +52,8 @@ describe('parseCommandLine', () => {
 
   it('error: --generation must be a positive integer', () => {
     expect(parseGeneration('7')).toBe(7);
-    for (const bad of [undefined, '0', '-1', '1.5', 'x', '99999999999']) expect(() => parseGeneration(bad)).toThrow(UsageError);
+    for (const bad of [undefined, '0', '-1', '1.5', 'x', '99999999999'])
+      expect(() => parseGeneration(bad)).toThrow(UsageError);
   });
 });
 
@@ -45,13 +61,20 @@ describe('runCommand', () => {
   it('default: --help prints every command and exits 0', async () => {
     const { code, out } = await capture(['--help']);
     expect(code).toBe(0);
-    for (const command of ['run', 'serve', 'schedule', 'audit', 'export', 'migrate', 'demo']) expect(out).toContain(`  ${command} `);
+    for (const command of ['run', 'serve', 'schedule', 'audit', 'export', 'migrate', 'demo'])
+      expect(out).toContain(`  ${command} `);
   });
 
   it('error: a config error exits 1 naming every problem at once', async () => {
-    const { code, err } = await capture(['migrate', '--port', 'x'], { CHAIN_ID: '-3', USDC_ADDRESS: '0x12', LOG_LEVEL: 'loud', SCHEDULE_EVERY: '15 minutes' });
+    const { code, err } = await capture(['migrate', '--port', 'x'], {
+      CHAIN_ID: '-3',
+      USDC_ADDRESS: '0x12',
+      LOG_LEVEL: 'loud',
+      SCHEDULE_EVERY: '15 minutes',
+    });
     expect(code).toBe(1);
-    for (const name of ['PORT', 'CHAIN_ID', 'USDC_ADDRESS', 'LOG_LEVEL', 'SCHEDULE_EVERY']) expect(err).toContain(`${name}:`);
+    for (const name of ['PORT', 'CHAIN_ID', 'USDC_ADDRESS', 'LOG_LEVEL', 'SCHEDULE_EVERY'])
+      expect(err).toContain(`${name}:`);
   });
 
   it('error: a usage error exits 1 and points to --help', async () => {
@@ -69,7 +92,15 @@ describe('runCommand', () => {
 
   it('behavior: an RPC URL never appears unredacted in an error', async () => {
     // A syntactically valid but unusable value gives an error that mentions the URL list.
-    const { err } = await capture(['run', '--rpc-url', 'https://rpc.example/v2/SECRETKEY', '--catalog', '/nonexistent/catalog.json', '--database-url', 'postgres://u:pw@127.0.0.1:1/x']);
+    const { err } = await capture([
+      'run',
+      '--rpc-url',
+      'https://rpc.example/v2/SECRETKEY',
+      '--catalog',
+      '/nonexistent/catalog.json',
+      '--database-url',
+      'postgres://u:pw@127.0.0.1:1/x',
+    ]);
     expect(err).not.toContain('SECRETKEY');
     expect(err).not.toContain(':pw@');
   });

@@ -9,7 +9,10 @@ import { FakeChain, serveJsonRpc, type RpcServer } from '../chain/fake-rpc.ts';
 const USDC = '0x833589fcd6edb6e08f4c7c32d4f71b54bda02913';
 const SELLER = '0x' + '12'.repeat(20);
 
-function runBin(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function runBin(
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     // A clean environment: only what the command needs, so nothing of the caller leaks in.
     const child = spawn(process.execPath, [path.join(projectRoot, 'bin/x402-tally.js'), ...args], {
@@ -36,7 +39,27 @@ describe('bin/x402-tally.js (spawned)', () => {
     dir = mkdtempSync(path.join(os.tmpdir(), 'tally-bin-'));
     writeFileSync(
       path.join(dir, 'catalog.json'),
-      JSON.stringify({ resources: [{ resource: 'https://a.example/x', type: 'http', x402Version: 1, lastUpdated: 1, accepts: [{ scheme: 'exact', network: 'base', maxAmountRequired: '1', resource: 'https://a.example/x', payTo: SELLER, asset: USDC, maxTimeoutSeconds: 5 }] }] }),
+      JSON.stringify({
+        resources: [
+          {
+            resource: 'https://a.example/x',
+            type: 'http',
+            x402Version: 1,
+            lastUpdated: 1,
+            accepts: [
+              {
+                scheme: 'exact',
+                network: 'base',
+                maxAmountRequired: '1',
+                resource: 'https://a.example/x',
+                payTo: SELLER,
+                asset: USDC,
+                maxTimeoutSeconds: 5,
+              },
+            ],
+          },
+        ],
+      }),
     );
   });
   afterAll(async () => {
@@ -45,10 +68,13 @@ describe('bin/x402-tally.js (spawned)', () => {
   });
 
   it('default: `run` on a fresh DATA_DIR publishes generation 1 and exits 0; logs are JSON on stderr', async () => {
-    const { code, stdout, stderr } = await runBin(['run', '--catalog', path.join(dir, 'catalog.json'), '--as-of-block', '100'], {
-      DATA_DIR: path.join(dir, 'data'),
-      RPC_URL: rpc.url,
-    });
+    const { code, stdout, stderr } = await runBin(
+      ['run', '--catalog', path.join(dir, 'catalog.json'), '--as-of-block', '100'],
+      {
+        DATA_DIR: path.join(dir, 'data'),
+        RPC_URL: rpc.url,
+      },
+    );
     expect(code, stderr).toBe(0);
     // One base_usdc listing, one seller, nothing rejected; as of block 100.
     expect(stdout).toContain('published generation 1 as of block 100');

@@ -27,7 +27,12 @@ async function tally(argv: string[], env: Record<string, string>) {
 
 describe('configuration errors', () => {
   it('error: every problem at once, in words, with the value given', () => {
-    expect(problemsOf({ PORT: 'abc', LOG_LEVEL: 'loud', CHAIN_ID: '-1', RPC_CONCURRENCY: '0' }, { keys: ['RPC_URL'], by: 'run' })).toEqual([
+    expect(
+      problemsOf(
+        { PORT: 'abc', LOG_LEVEL: 'loud', CHAIN_ID: '-1', RPC_CONCURRENCY: '0' },
+        { keys: ['RPC_URL'], by: 'run' },
+      ),
+    ).toEqual([
       'RPC_URL: is required for run; set --rpc-url or RPC_URL',
       'CHAIN_ID: must be a whole number from 1 to 9007199254740991, got "-1"',
       'PORT: must be a whole number from 0 to 65535, got "abc"',
@@ -53,7 +58,10 @@ describe('configuration errors', () => {
 
   it('error: run without RPC_URL and with a bad LOG_LEVEL names both, before opening any database', async () => {
     // DATABASE_URL points at a port nobody listens on: opening it would fail differently (or hang).
-    const { code, text, ms } = await tally(['run'], { LOG_LEVEL: 'loud', DATABASE_URL: 'postgres://u:pw@127.0.0.1:1/x' });
+    const { code, text, ms } = await tally(['run'], {
+      LOG_LEVEL: 'loud',
+      DATABASE_URL: 'postgres://u:pw@127.0.0.1:1/x',
+    });
     expect(code).toBe(1);
     expect(text).toContain('RPC_URL: is required for run');
     expect(text).toContain('LOG_LEVEL: must be one of');
@@ -62,7 +70,10 @@ describe('configuration errors', () => {
   });
 
   it('error: run with a ws:// RPC_URL exits 1 naming RPC_URL (not 75 after retries)', async () => {
-    const { code, text } = await tally(['run'], { RPC_URL: 'ws://127.0.0.1:1/rpc', DATA_DIR: '/nonexistent/never-created' });
+    const { code, text } = await tally(['run'], {
+      RPC_URL: 'ws://127.0.0.1:1/rpc',
+      DATA_DIR: '/nonexistent/never-created',
+    });
     expect(code).toBe(1);
     expect(text).toContain('RPC_URL: ws://127.0.0.1:1/… uses ws://');
   });

@@ -3,7 +3,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig, type Config } from '../../src/config/index.ts';
-import { compareGenerationRows, publishedGeneration, readGenerationRows, type GenerationRows } from '../../src/publish/index.ts';
+import {
+  compareGenerationRows,
+  publishedGeneration,
+  readGenerationRows,
+  type GenerationRows,
+} from '../../src/publish/index.ts';
 import { runCycle } from '../../src/run/cycle.ts';
 import { crashAt, InjectedCrash } from '../helpers/crash.ts';
 import { defaultDeps } from '../../src/run/deps.ts';
@@ -24,7 +29,14 @@ function buildChain(): FakeChain {
   const chain = new FakeChain({ usdc: USDC, head: HEAD, genesisTimestamp: GENESIS, blockTime: 15 });
   let n = 1;
   // Seller 1: six settlements by three payers, spread over the chunks.
-  for (const [block, from, value] of [[90_000, 1, 100n], [120_000, 2, 200n], [150_000, 3, 300n], [180_000, 1, 400n], [210_000, 2, 500n], [240_000, 3, 600n]] as const) {
+  for (const [block, from, value] of [
+    [90_000, 1, 100n],
+    [120_000, 2, 200n],
+    [150_000, 3, 300n],
+    [180_000, 1, 400n],
+    [210_000, 2, 500n],
+    [240_000, 3, 600n],
+  ] as const) {
     chain.settle(block, tx(n), payer(from), seller(1), value, BigInt(n));
     n++;
   }
@@ -43,15 +55,36 @@ function catalogItems() {
     type: 'http',
     x402Version: 1,
     lastUpdated: '2025-12-01T00:00:00Z',
-    accepts: [{ scheme: 'exact', network: 'base', maxAmountRequired: '1000', resource: `https://seller${s}.example/api`, payTo: seller(s), asset: USDC, maxTimeoutSeconds: 60, description: 'weather data' }],
+    accepts: [
+      {
+        scheme: 'exact',
+        network: 'base',
+        maxAmountRequired: '1000',
+        resource: `https://seller${s}.example/api`,
+        payTo: seller(s),
+        asset: USDC,
+        maxTimeoutSeconds: 60,
+        description: 'weather data',
+      },
+    ],
   }));
 }
 
 // The points where a run is interrupted: before every stage, between two stored chunks, inside
 // the method's transaction and inside the publish transaction.
 const CRASH_POINTS = [
-  'before:catalog', 'before:snapshot', 'before:as_of', 'before:sync', 'sync:chunk:1', 'sync:chunk:2',
-  'before:compute', 'compute:sellers', 'compute:digests', 'compute:ready', 'before:publish', 'publish:commit',
+  'before:catalog',
+  'before:snapshot',
+  'before:as_of',
+  'before:sync',
+  'sync:chunk:1',
+  'sync:chunk:2',
+  'before:compute',
+  'compute:sellers',
+  'compute:digests',
+  'compute:ready',
+  'before:publish',
+  'publish:commit',
 ];
 
 describe.each(backends())('interrupted runs ($backend)', ({ backend }) => {
@@ -59,7 +92,12 @@ describe.each(backends())('interrupted runs ($backend)', ({ backend }) => {
   let dir: string;
   let reference: GenerationRows;
   const configFor = (url: string | undefined): Config =>
-    loadConfig({ DATABASE_URL: url, RPC_URL: rpc.url, CATALOG_SOURCE: path.join(dir, 'catalog.json'), AS_OF_BLOCK: String(HEAD) });
+    loadConfig({
+      DATABASE_URL: url,
+      RPC_URL: rpc.url,
+      CATALOG_SOURCE: path.join(dir, 'catalog.json'),
+      AS_OF_BLOCK: String(HEAD),
+    });
 
   beforeAll(async () => {
     const chain = buildChain();
@@ -85,27 +123,44 @@ describe.each(backends())('interrupted runs ($backend)', ({ backend }) => {
     const s3 = reference.sellers.find((s) => s.seller_address === seller(3))!;
     // Window: (as_of - 30 d, as_of] = blocks after 250,000 - 172,800 = 77,200. Seller 1: blocks
     // 90,000..240,000 = 100+200+300+400+500+600; the 5 USDC payment at block 100 is outside.
-    expect(s1).toMatchObject({ verified_revenue_30d_micro: 2100n, payments_30d: 6, payers_30d: 3, evidence_state: 'verified', median_payment_30d_micro: 300n });
+    expect(s1).toMatchObject({
+      verified_revenue_30d_micro: 2100n,
+      payments_30d: 6,
+      payers_30d: 3,
+      evidence_state: 'verified',
+      median_payment_30d_micro: 300n,
+    });
     // Seller 2: the two settlements only; the plain transfer is not revenue.
-    expect(s2).toMatchObject({ verified_revenue_30d_micro: 16_000n, payments_30d: 2, payers_30d: 1, evidence_state: 'insufficient' });
+    expect(s2).toMatchObject({
+      verified_revenue_30d_micro: 16_000n,
+      payments_30d: 2,
+      payers_30d: 1,
+      evidence_state: 'insufficient',
+    });
     expect(s3).toMatchObject({ verified_revenue_30d_micro: 0n, payments_30d: 0, evidence_state: 'not_observed' });
   });
 
   // A crash in the backfill needs a database with nothing indexed yet.
-  it.each(['sync:chunk:1', 'sync:chunk:2'])('behavior: a run killed at %s (mid-backfill) publishes nothing, and the next run gives the same numbers', async (point) => {
-    const database = await freshDatabase(backend);
-    try {
-      const config = configFor(database.url);
-      const crashed = await runCycle(database, config, defaultDeps(), { hook: crashAt(point) }).then(() => null, (e: unknown) => e);
-      expect(crashed).toBeInstanceOf(InjectedCrash);
-      expect(await publishedGeneration(database.db)).toBeNull();
-      const report = await runCycle(database, config, defaultDeps());
-      expect(await publishedGeneration(database.db)).toBe(report.generation);
-      expect(compareGenerationRows(reference, await readGenerationRows(database.db, report.generation))).toEqual([]);
-    } finally {
-      await database.close();
-    }
-  });
+  it.each(['sync:chunk:1', 'sync:chunk:2'])(
+    'behavior: a run killed at %s (mid-backfill) publishes nothing, and the next run gives the same numbers',
+    async (point) => {
+      const database = await freshDatabase(backend);
+      try {
+        const config = configFor(database.url);
+        const crashed = await runCycle(database, config, defaultDeps(), { hook: crashAt(point) }).then(
+          () => null,
+          (e: unknown) => e,
+        );
+        expect(crashed).toBeInstanceOf(InjectedCrash);
+        expect(await publishedGeneration(database.db)).toBeNull();
+        const report = await runCycle(database, config, defaultDeps());
+        expect(await publishedGeneration(database.db)).toBe(report.generation);
+        expect(compareGenerationRows(reference, await readGenerationRows(database.db, report.generation))).toEqual([]);
+      } finally {
+        await database.close();
+      }
+    },
+  );
 
   it('behavior: a run killed at any other point leaves the live generation as it was, and the next run gives the same numbers', async () => {
     // One database through every crash point in turn (cheaper than one each, and it also shows
@@ -115,7 +170,10 @@ describe.each(backends())('interrupted runs ($backend)', ({ backend }) => {
       const config = configFor(database.url);
       let live: number | null = null;
       for (const point of CRASH_POINTS.filter((p) => !p.startsWith('sync:'))) {
-        const crashed = await runCycle(database, config, defaultDeps(), { hook: crashAt(point) }).then(() => null, (e: unknown) => e);
+        const crashed = await runCycle(database, config, defaultDeps(), { hook: crashAt(point) }).then(
+          () => null,
+          (e: unknown) => e,
+        );
         expect(crashed, point).toBeInstanceOf(InjectedCrash);
         expect(await publishedGeneration(database.db), point).toBe(live);
         const report = await runCycle(database, config, defaultDeps());
@@ -132,7 +190,9 @@ describe.each(backends())('interrupted runs ($backend)', ({ backend }) => {
     const database = await freshDatabase(backend);
     try {
       const config = configFor(database.url);
-      await expect(runCycle(database, config, defaultDeps(), { hook: crashAt('before:prune') })).rejects.toBeInstanceOf(InjectedCrash);
+      await expect(runCycle(database, config, defaultDeps(), { hook: crashAt('before:prune') })).rejects.toBeInstanceOf(
+        InjectedCrash,
+      );
       const live = await publishedGeneration(database.db);
       expect(live).not.toBeNull();
       expect(compareGenerationRows(reference, await readGenerationRows(database.db, live!))).toEqual([]);

@@ -55,7 +55,11 @@ describe.skipIf(!base)('a database that refuses connections (Postgres)', () => {
   });
 
   it('error: run exits 75 and names the database, not the RPC', async () => {
-    const { code, text } = await tally(['run'], { DATABASE_URL: url, RPC_URL: 'http://127.0.0.1:1', CATALOG_SOURCE: 'x.json' });
+    const { code, text } = await tally(['run'], {
+      DATABASE_URL: url,
+      RPC_URL: 'http://127.0.0.1:1',
+      CATALOG_SOURCE: 'x.json',
+    });
     expect(code, text).toBe(75);
     expect(text).toContain(`the database postgres://${new URL(url).host}/… is not reachable right now`);
     expect(text).toContain('not currently accepting connections');
@@ -68,7 +72,10 @@ describe.skipIf(!base)('a database that refuses connections (Postgres)', () => {
   });
 
   it('error: a refused connection is named as the database (exit 75)', async () => {
-    const { code, text } = await tally(['run'], { DATABASE_URL: 'postgres://postgres:pw@127.0.0.1:1/x', RPC_URL: 'http://127.0.0.1:2' });
+    const { code, text } = await tally(['run'], {
+      DATABASE_URL: 'postgres://postgres:pw@127.0.0.1:1/x',
+      RPC_URL: 'http://127.0.0.1:2',
+    });
     expect(code, text).toBe(75);
     expect(text).toContain('the database postgres://127.0.0.1:1/… is not reachable right now');
     expect(text).not.toContain(':pw@');

@@ -17,7 +17,9 @@ interface Service {
   ports?: string[];
 }
 
-const compose = parse(readFileSync(path.join(projectRoot, 'docker-compose.yml'), 'utf8'), { merge: true }) as { services: Record<string, Service> };
+const compose = parse(readFileSync(path.join(projectRoot, 'docker-compose.yml'), 'utf8'), { merge: true }) as {
+  services: Record<string, Service>;
+};
 const { services } = compose;
 const envNames = new Set(Object.keys(ConfigSchema.shape));
 
@@ -34,7 +36,11 @@ describe('docker-compose.yml', () => {
       expect(parsed.command).toBeDefined();
       for (const key of Object.keys(service.environment ?? {})) expect(envNames.has(key), `${name}: ${key}`).toBe(true);
     }
-    expect(parseCommandLine(services.pipeline!.command!)).toMatchObject({ command: 'schedule', noServe: true, overrides: { SCHEDULE_EVERY: '15m' } });
+    expect(parseCommandLine(services.pipeline!.command!)).toMatchObject({
+      command: 'schedule',
+      noServe: true,
+      overrides: { SCHEDULE_EVERY: '15m' },
+    });
     expect(parseCommandLine(services.api!.command!).command).toBe('serve');
     expect(parseCommandLine(services.migrate!.command!).command).toBe('migrate');
   });

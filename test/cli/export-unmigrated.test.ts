@@ -19,7 +19,9 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 describe('reading commands on a missing or unmigrated database', () => {
   it('error: export with no embedded database says so and creates nothing', async () => {
     const dataDir = path.join(dir, 'nothing-here');
-    const { code, text } = await tally(['export', '--generation', '1', '--out', path.join(dir, 'out')], { DATA_DIR: dataDir });
+    const { code, text } = await tally(['export', '--generation', '1', '--out', path.join(dir, 'out')], {
+      DATA_DIR: dataDir,
+    });
     expect(code).toBe(1);
     expect(text).toContain(`there is no embedded database in ${dataDir}: run \`x402-tally run\``);
     expect(existsSync(dataDir)).toBe(false);
@@ -36,17 +38,22 @@ describe('reading commands on a missing or unmigrated database', () => {
     expect(existsSync(dataDir)).toBe(false);
   });
 
-  it.skipIf(!process.env.TEST_DATABASE_URL)('error: export on an unmigrated Postgres names the schema as behind, like serve', async () => {
-    const database = await freshDatabase('pg', { migrate: false });
-    try {
-      const out = path.join(dir, 'pg-out');
-      const { code, text } = await tally(['export', '--generation', '1', '--out', out], { DATABASE_URL: database.url! });
-      expect(code).toBe(1);
-      expect(text).toMatch(/the database schema is at version 0 but this code needs \d+/);
-      expect(text).toContain('run `x402-tally migrate`');
-      expect(existsSync(out) && readdirSync(out).length > 0).toBe(false);
-    } finally {
-      await database.close();
-    }
-  });
+  it.skipIf(!process.env.TEST_DATABASE_URL)(
+    'error: export on an unmigrated Postgres names the schema as behind, like serve',
+    async () => {
+      const database = await freshDatabase('pg', { migrate: false });
+      try {
+        const out = path.join(dir, 'pg-out');
+        const { code, text } = await tally(['export', '--generation', '1', '--out', out], {
+          DATABASE_URL: database.url!,
+        });
+        expect(code).toBe(1);
+        expect(text).toMatch(/the database schema is at version 0 but this code needs \d+/);
+        expect(text).toContain('run `x402-tally migrate`');
+        expect(existsSync(out) && readdirSync(out).length > 0).toBe(false);
+      } finally {
+        await database.close();
+      }
+    },
+  );
 });

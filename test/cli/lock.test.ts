@@ -19,7 +19,17 @@ const ITEM = {
   type: 'http',
   x402Version: 1,
   lastUpdated: '2025-12-01T00:00:00Z',
-  accepts: [{ scheme: 'exact', network: 'base', maxAmountRequired: '1000', resource: 'https://api.example/x', payTo: SELLER, asset: USDC, maxTimeoutSeconds: 60 }],
+  accepts: [
+    {
+      scheme: 'exact',
+      network: 'base',
+      maxAmountRequired: '1000',
+      resource: 'https://api.example/x',
+      payTo: SELLER,
+      asset: USDC,
+      maxTimeoutSeconds: 60,
+    },
+  ],
 };
 
 // Every stage but the chain is real; the chain is a fixed as-of point with no payments.
@@ -44,7 +54,11 @@ describe.each(backends())('run lock ($backend)', ({ backend }) => {
   });
 
   it('behavior: a second run while one holds the lock fails at once with a temporary error, then runs after', async () => {
-    const config = loadConfig({ DATABASE_URL: database.url, RPC_URL: 'http://127.0.0.1:1', CATALOG_SOURCE: 'catalog.json' });
+    const config = loadConfig({
+      DATABASE_URL: database.url,
+      RPC_URL: 'http://127.0.0.1:1',
+      CATALOG_SOURCE: 'catalog.json',
+    });
     let entered!: () => void;
     const inside = new Promise<void>((r) => (entered = r));
     let leave!: () => void;
@@ -58,7 +72,10 @@ describe.each(backends())('run lock ($backend)', ({ backend }) => {
       },
     });
     await inside;
-    const second = await runCycle(database, config, fakeDeps()).then(() => null, (e: unknown) => e);
+    const second = await runCycle(database, config, fakeDeps()).then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(second).toBeInstanceOf(TemporaryError);
     expect(isTemporary(second)).toBe(true);
     leave();

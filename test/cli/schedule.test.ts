@@ -17,7 +17,17 @@ const ITEM = {
   type: 'http',
   x402Version: 1,
   lastUpdated: '2025-12-01T00:00:00Z',
-  accepts: [{ scheme: 'exact', network: 'base', maxAmountRequired: '1000', resource: 'https://api.example/y', payTo: SELLER, asset: USDC, maxTimeoutSeconds: 60 }],
+  accepts: [
+    {
+      scheme: 'exact',
+      network: 'base',
+      maxAmountRequired: '1000',
+      resource: 'https://api.example/y',
+      payTo: SELLER,
+      asset: USDC,
+      maxTimeoutSeconds: 60,
+    },
+  ],
 };
 
 describe('makeSchedule', () => {
@@ -62,18 +72,22 @@ describe('schedule', () => {
     let base = '';
     let listened!: () => void;
     const listening = new Promise<void>((r) => (listened = r));
-    const exit = runCommand(['schedule', '--every', '2s', '--port', '0', '--rpc-url', 'http://127.0.0.1:9', '--catalog', 'c.json'], { DATA_DIR: dir }, {
-      out: (l) => lines.push(l),
-      err: (l) => lines.push(l),
-      log: silentLogger,
-      progress: () => {},
-      signal: stop.signal,
-      deps,
-      onListening: (url) => {
-        base = url;
-        listened();
+    const exit = runCommand(
+      ['schedule', '--every', '2s', '--port', '0', '--rpc-url', 'http://127.0.0.1:9', '--catalog', 'c.json'],
+      { DATA_DIR: dir },
+      {
+        out: (l) => lines.push(l),
+        err: (l) => lines.push(l),
+        log: silentLogger,
+        progress: () => {},
+        signal: stop.signal,
+        deps,
+        onListening: (url) => {
+          base = url;
+          listened();
+        },
       },
-    });
+    );
     await listening;
     // Wait for the first (failing) run, then the API still answers: nothing published yet.
     while (!lines.some((l) => l.includes('run failed (exit 75)'))) await new Promise((r) => setTimeout(r, 100));

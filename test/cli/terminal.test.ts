@@ -24,7 +24,27 @@ beforeAll(async () => {
   dir = mkdtempSync(path.join(os.tmpdir(), 'tally-tty-'));
   writeFileSync(
     path.join(dir, 'catalog.json'),
-    JSON.stringify({ resources: [{ resource: 'https://a.example/x', type: 'http', x402Version: 1, lastUpdated: 1, accepts: [{ scheme: 'exact', network: 'base', maxAmountRequired: '1', resource: 'https://a.example/x', payTo: SELLER, asset: USDC, maxTimeoutSeconds: 5 }] }] }),
+    JSON.stringify({
+      resources: [
+        {
+          resource: 'https://a.example/x',
+          type: 'http',
+          x402Version: 1,
+          lastUpdated: 1,
+          accepts: [
+            {
+              scheme: 'exact',
+              network: 'base',
+              maxAmountRequired: '1',
+              resource: 'https://a.example/x',
+              payTo: SELLER,
+              asset: USDC,
+              maxTimeoutSeconds: 5,
+            },
+          ],
+        },
+      ],
+    }),
   );
 });
 afterAll(async () => {
@@ -34,7 +54,15 @@ afterAll(async () => {
 
 /** Runs `run` inside a pseudo-terminal; returns everything the terminal showed. Async: the fake node answers from this process. */
 async function runInTty(env: Record<string, string>, data: string): Promise<string> {
-  const command = [process.execPath, path.join(projectRoot, 'bin/x402-tally.js'), 'run', '--catalog', path.join(dir, 'catalog.json'), '--as-of-block', '100']
+  const command = [
+    process.execPath,
+    path.join(projectRoot, 'bin/x402-tally.js'),
+    'run',
+    '--catalog',
+    path.join(dir, 'catalog.json'),
+    '--as-of-block',
+    '100',
+  ]
     .map((a) => `'${a}'`)
     .join(' ');
   const child = spawn('script', ['-qec', command, '/dev/null'], {

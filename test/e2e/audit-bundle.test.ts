@@ -6,7 +6,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApi } from '../../src/api/index.ts';
 import { runCommand } from '../../src/cli/command.ts';
 import { openDatabase, type Database } from '../../src/db/index.ts';
-import { buyerAccount, deployUsdc, fund, mine, settle, startAnvil, type AnvilInstance } from '../../src/devchain/index.ts';
+import {
+  buyerAccount,
+  deployUsdc,
+  fund,
+  mine,
+  settle,
+  startAnvil,
+  type AnvilInstance,
+} from '../../src/devchain/index.ts';
 import { silentLogger } from '../../src/lib/log.ts';
 
 /**
@@ -21,7 +29,12 @@ const usdc = (n: number) => BigInt(Math.round(n * 1_000_000));
 
 async function tally(argv: string[], env: Record<string, string | undefined>) {
   const out: string[] = [];
-  const code = await runCommand(argv, env, { out: (l) => out.push(l), err: (l) => out.push(l), log: silentLogger, progress: () => {} });
+  const code = await runCommand(argv, env, {
+    out: (l) => out.push(l),
+    err: (l) => out.push(l),
+    log: silentLogger,
+    progress: () => {},
+  });
   return { code, out: out.join('\n') };
 }
 
@@ -37,9 +50,32 @@ beforeAll(async () => {
   for (const n of [0, 1, 2, 3, 4]) await settle(dep, { from: buyerAccount(n), to: S1, value: usdc(1 + n) });
   await mine(anvil.url, 3);
   dir = mkdtempSync(path.join(os.tmpdir(), 'tally-bundle-'));
-  const item = { resource: 'https://seller1.example/api', type: 'http', x402Version: 1, lastUpdated: '2025-10-01T00:00:00Z', accepts: [{ scheme: 'exact', network: 'base', maxAmountRequired: '10000', resource: 'https://seller1.example/api', payTo: S1, asset: USDC, maxTimeoutSeconds: 60, description: 'x' }] };
+  const item = {
+    resource: 'https://seller1.example/api',
+    type: 'http',
+    x402Version: 1,
+    lastUpdated: '2025-10-01T00:00:00Z',
+    accepts: [
+      {
+        scheme: 'exact',
+        network: 'base',
+        maxAmountRequired: '10000',
+        resource: 'https://seller1.example/api',
+        payTo: S1,
+        asset: USDC,
+        maxTimeoutSeconds: 60,
+        description: 'x',
+      },
+    ],
+  };
   writeFileSync(path.join(dir, 'catalog.json'), JSON.stringify({ resources: [item] }));
-  env = { RPC_URL: anvil.url, CATALOG_SOURCE: path.join(dir, 'catalog.json'), CONFIRMATIONS: '0', DATA_DIR: path.join(dir, 'data'), LOG_LEVEL: 'silent' };
+  env = {
+    RPC_URL: anvil.url,
+    CATALOG_SOURCE: path.join(dir, 'catalog.json'),
+    CONFIRMATIONS: '0',
+    DATA_DIR: path.join(dir, 'data'),
+    LOG_LEVEL: 'silent',
+  };
   const run = await tally(['run'], env);
   expect(run.code, run.out).toBe(0);
   exported = path.join(dir, 'exported');
@@ -87,7 +123,10 @@ describe('bundles through the API (finding 9)', () => {
     const names = ['manifest.json', ...manifest.files.map((f) => f.name)];
     expect(names.sort()).toEqual(readdirSync(exported).sort());
     for (const name of names) {
-      const text = name === 'manifest.json' ? manifestText : await (await fetch(`${base}/api/v1/generations/1/bundle/${name}`)).text();
+      const text =
+        name === 'manifest.json'
+          ? manifestText
+          : await (await fetch(`${base}/api/v1/generations/1/bundle/${name}`)).text();
       expect(Buffer.from(text).equals(readFileSync(path.join(exported, name))), name).toBe(true);
       writeFileSync(path.join(downloaded, name), text);
     }
@@ -117,7 +156,9 @@ describe('the audit compares what defines the method (finding 3)', () => {
     writeFileSync(file, text.replace('"evidence_min_payers": 3', '"evidence_min_payers": 2'));
     const { code, out } = await tally(['audit', '--bundle', bundle], { RPC_URL: anvil.url, LOG_LEVEL: 'silent' });
     expect(code, out).toBe(1);
-    expect(out).toMatch(/the published constants are not those method \d+\.\d+\.\d+ defines: evidence_min_payers is 2, method \S+ defines 3/);
+    expect(out).toMatch(
+      /the published constants are not those method \d+\.\d+\.\d+ defines: evidence_min_payers is 2, method \S+ defines 3/,
+    );
     expect(out).toContain('constant evidence_min_payers: published 2, recomputed 3');
   });
 

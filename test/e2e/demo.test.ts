@@ -15,18 +15,27 @@ describe('demo (what npm start runs)', () => {
     let base = '';
     let listened!: () => void;
     const listening = new Promise<void>((resolve) => (listened = resolve));
-    const exit = runCommand(['demo', '--port', '0'], { DATA_DIR: dir }, {
-      out: (l) => out.push(l),
-      err: (l) => out.push(l),
-      log: silentLogger,
-      progress: () => {},
-      signal: stop.signal,
-      onListening: (url) => {
-        base = url;
-        listened();
+    const exit = runCommand(
+      ['demo', '--port', '0'],
+      { DATA_DIR: dir },
+      {
+        out: (l) => out.push(l),
+        err: (l) => out.push(l),
+        log: silentLogger,
+        progress: () => {},
+        signal: stop.signal,
+        onListening: (url) => {
+          base = url;
+          listened();
+        },
       },
-    });
-    await Promise.race([listening, exit.then((code) => { throw new Error(`demo exited ${code}: ${out.join('\n')}`); })]);
+    );
+    await Promise.race([
+      listening,
+      exit.then((code) => {
+        throw new Error(`demo exited ${code}: ${out.join('\n')}`);
+      }),
+    ]);
 
     const meta = (await (await fetch(`${base}/api/v1/meta`)).json()) as {
       generation: number;
@@ -39,7 +48,13 @@ describe('demo (what npm start runs)', () => {
     expect(meta.cadence.interval_seconds).toBe(60);
     expect(meta.freshness.stale).toBe(false);
     const printed = out.join('\n');
-    for (const line of [`web page        ${base}/`, `API docs        ${base}/api/v1/docs`, 'chain (RPC_URL) http://127.0.0.1:', 'data folder     ', 'npx x402-tally audit --bundle ./g']) {
+    for (const line of [
+      `web page        ${base}/`,
+      `API docs        ${base}/api/v1/docs`,
+      'chain (RPC_URL) http://127.0.0.1:',
+      'data folder     ',
+      'npx x402-tally audit --bundle ./g',
+    ]) {
       expect(printed).toContain(line);
     }
     // The real crawl's 1,400 items plus the demo's synthetic farm of 55.
@@ -50,7 +65,9 @@ describe('demo (what npm start runs)', () => {
       farm_reasons: string | null;
     };
     expect(farm).toMatchObject({ listing_count: 55, farm_reasons: '["listing_count>50"]' });
-    const rankings = (await (await fetch(`${base}/api/v1/rankings?limit=5`)).json()) as { rankings: { rank: number; verified_revenue_30d_micro: number }[] };
+    const rankings = (await (await fetch(`${base}/api/v1/rankings?limit=5`)).json()) as {
+      rankings: { rank: number; verified_revenue_30d_micro: number }[];
+    };
     expect(rankings.rankings.length).toBeGreaterThan(0);
     expect(rankings.rankings[0]!.rank).toBe(1);
     expect(rankings.rankings[0]!.verified_revenue_30d_micro).toBeGreaterThan(0);

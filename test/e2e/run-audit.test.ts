@@ -40,10 +40,29 @@ function catalog() {
     type: 'http',
     x402Version: 1,
     lastUpdated: '2025-10-01T00:00:00Z',
-    accepts: [{ scheme: 'exact', network, maxAmountRequired: '10000', resource: `https://seller${n}.example/api`, payTo, asset, maxTimeoutSeconds: 60, description: 'weather forecast data' }],
+    accepts: [
+      {
+        scheme: 'exact',
+        network,
+        maxAmountRequired: '10000',
+        resource: `https://seller${n}.example/api`,
+        payTo,
+        asset,
+        maxTimeoutSeconds: 60,
+        description: 'weather forecast data',
+      },
+    ],
   });
   // Seller 1 has two listings; one listing is on another rail (not verifiable).
-  return { resources: [item(1, S1), item(11, S1), item(2, S2), item(3, S3), item(4, S1, 'base-sepolia', '0x036cbd53842c5426634e7929541ec2318f3dcf7e')] };
+  return {
+    resources: [
+      item(1, S1),
+      item(11, S1),
+      item(2, S2),
+      item(3, S3),
+      item(4, S1, 'base-sepolia', '0x036cbd53842c5426634e7929541ec2318f3dcf7e'),
+    ],
+  };
 }
 
 interface Target {
@@ -54,7 +73,12 @@ interface Target {
 
 async function tally(argv: string[], env: Record<string, string | undefined>) {
   const out: string[] = [];
-  const code = await runCommand(argv, env, { out: (l) => out.push(l), err: (l) => out.push(l), log: silentLogger, progress: () => {} });
+  const code = await runCommand(argv, env, {
+    out: (l) => out.push(l),
+    err: (l) => out.push(l),
+    log: silentLogger,
+    progress: () => {},
+  });
   return { code, out: out.join('\n') };
 }
 
@@ -86,7 +110,12 @@ beforeAll(async () => {
   for (const n of [0, 1, 2, 3]) await fund(dep, buyerAccount(n).address, usdc(1000));
   dir = mkdtempSync(path.join(os.tmpdir(), 'tally-e2e-'));
   writeFileSync(path.join(dir, 'catalog.json'), JSON.stringify(catalog()));
-  const common = { RPC_URL: anvil.url, CATALOG_SOURCE: path.join(dir, 'catalog.json'), CONFIRMATIONS: '0', LOG_LEVEL: 'silent' };
+  const common = {
+    RPC_URL: anvil.url,
+    CATALOG_SOURCE: path.join(dir, 'catalog.json'),
+    CONFIRMATIONS: '0',
+    LOG_LEVEL: 'silent',
+  };
   for (const { backend } of backends()) {
     if (backend === 'pg') {
       const database = await freshDatabase('pg', { migrate: false });
@@ -122,11 +151,39 @@ describe('run, run again, audit (anvil + real USDC)', () => {
       expect(code, `${target.backend}: ${out}`).toBe(0);
       expect(out).toContain('published generation 1');
       const rows = await rowsOf(target, 1);
-      expect(seller(rows, S1)).toMatchObject({ verified_revenue_30d_micro: usdc(15), payments_30d: 5, payers_30d: 3, median_payment_30d_micro: usdc(3), evidence_state: 'verified', tier: 'verified', rank: 1, listing_count: 2 });
-      expect(seller(rows, S2)).toMatchObject({ verified_revenue_30d_micro: usdc(0.7), payments_30d: 1, payers_30d: 1, evidence_state: 'insufficient', tier: 'listed_only', rank: null });
-      expect(seller(rows, S3)).toMatchObject({ verified_revenue_30d_micro: 0n, payments_30d: 0, evidence_state: 'not_observed', median_payment_30d_micro: null });
+      expect(seller(rows, S1)).toMatchObject({
+        verified_revenue_30d_micro: usdc(15),
+        payments_30d: 5,
+        payers_30d: 3,
+        median_payment_30d_micro: usdc(3),
+        evidence_state: 'verified',
+        tier: 'verified',
+        rank: 1,
+        listing_count: 2,
+      });
+      expect(seller(rows, S2)).toMatchObject({
+        verified_revenue_30d_micro: usdc(0.7),
+        payments_30d: 1,
+        payers_30d: 1,
+        evidence_state: 'insufficient',
+        tier: 'listed_only',
+        rank: null,
+      });
+      expect(seller(rows, S3)).toMatchObject({
+        verified_revenue_30d_micro: 0n,
+        payments_30d: 0,
+        evidence_state: 'not_observed',
+        median_payment_30d_micro: null,
+      });
       // Day 2025-10-13 (T0 + 4 days): 3 + 0.7 + 4 USDC, by buyers 2, 3 and 0, to two sellers.
-      expect(rows.marketDaily.find((d) => d.day === '2025-10-13')).toMatchObject({ payments: 3, volume_micro: usdc(7.7), payers: 3, sellers_paid: 2, tracked_sellers: 3, tracked_listings: 4 });
+      expect(rows.marketDaily.find((d) => d.day === '2025-10-13')).toMatchObject({
+        payments: 3,
+        volume_micro: usdc(7.7),
+        payers: 3,
+        sellers_paid: 2,
+        tracked_sellers: 3,
+        tracked_listings: 4,
+      });
       expect(rows.listings).toHaveLength(5);
     }
   });
@@ -149,9 +206,31 @@ describe('run, run again, audit (anvil + real USDC)', () => {
       const rows = await rowsOf(target, 2);
       // Seller 1 keeps 3 + 4 + 5 USDC: three payments are fewer than the 5 the evidence needs,
       // so it leaves the ranking; seller 2 (five payments by four buyers) enters it at rank 1.
-      expect(seller(rows, S1)).toMatchObject({ verified_revenue_30d_micro: usdc(12), payments_30d: 3, payers_30d: 3, median_payment_30d_micro: usdc(4), evidence_state: 'insufficient', tier: 'listed_only', rank: null });
-      expect(seller(rows, S2)).toMatchObject({ verified_revenue_30d_micro: usdc(1.1), payments_30d: 5, payers_30d: 4, median_payment_30d_micro: usdc(0.1), evidence_state: 'verified', tier: 'verified', rank: 1 });
-      expect(seller(rows, S3)).toMatchObject({ verified_revenue_30d_micro: usdc(0.05), payments_30d: 1, payers_30d: 1, evidence_state: 'insufficient', rank: null });
+      expect(seller(rows, S1)).toMatchObject({
+        verified_revenue_30d_micro: usdc(12),
+        payments_30d: 3,
+        payers_30d: 3,
+        median_payment_30d_micro: usdc(4),
+        evidence_state: 'insufficient',
+        tier: 'listed_only',
+        rank: null,
+      });
+      expect(seller(rows, S2)).toMatchObject({
+        verified_revenue_30d_micro: usdc(1.1),
+        payments_30d: 5,
+        payers_30d: 4,
+        median_payment_30d_micro: usdc(0.1),
+        evidence_state: 'verified',
+        tier: 'verified',
+        rank: 1,
+      });
+      expect(seller(rows, S3)).toMatchObject({
+        verified_revenue_30d_micro: usdc(0.05),
+        payments_30d: 1,
+        payers_30d: 1,
+        evidence_state: 'insufficient',
+        rank: null,
+      });
       // Generation 1 is still there, unchanged.
       expect(seller(await rowsOf(target, 1), S1).verified_revenue_30d_micro).toBe(usdc(15));
     }
@@ -185,7 +264,10 @@ describe('run, run again, audit (anvil + real USDC)', () => {
     const sellersFile = path.join(bundle, 'sellers.ndjson');
     const sellers = readFileSync(sellersFile, 'utf8');
     expect(sellers).toContain('"verified_revenue_30d_micro":1100000');
-    writeFileSync(sellersFile, sellers.replace('"verified_revenue_30d_micro":1100000', '"verified_revenue_30d_micro":1200000'));
+    writeFileSync(
+      sellersFile,
+      sellers.replace('"verified_revenue_30d_micro":1100000', '"verified_revenue_30d_micro":1200000'),
+    );
 
     const { code, out } = await tally(['audit', '--bundle', bundle], { RPC_URL: anvil.url, LOG_LEVEL: 'silent' });
     expect(code).toBe(1);
@@ -195,7 +277,10 @@ describe('run, run again, audit (anvil + real USDC)', () => {
     expect(out).toContain(`seller ${S2} verified_revenue_30d_micro: published 1200000, recomputed 1100000`);
 
     // One seller, from its own logs only: the same difference, and nothing of the other seller.
-    const one = await tally(['audit', '--bundle', bundle, '--seller', S2.toUpperCase().replace('0X', '0x')], { RPC_URL: anvil.url, LOG_LEVEL: 'silent' });
+    const one = await tally(['audit', '--bundle', bundle, '--seller', S2.toUpperCase().replace('0X', '0x')], {
+      RPC_URL: anvil.url,
+      LOG_LEVEL: 'silent',
+    });
     expect(one.code, one.out).toBe(1);
     expect(one.out).toContain(`seller ${S2} verified_revenue_30d_micro: published 1200000, recomputed 1100000`);
     expect(one.out).not.toContain(removed.hash);
@@ -215,14 +300,20 @@ describe('run, run again, audit (anvil + real USDC)', () => {
     const bundle = path.join(dir, 'g1');
     expect((await tally(['export', '--generation', '1', '--out', bundle], targets[0]!.env)).code).toBe(0);
     const manifestFile = path.join(bundle, 'manifest.json');
-    writeFileSync(manifestFile, readFileSync(manifestFile, 'utf8').replace('"method_version": "2.0.0"', '"method_version": "0.9.0"'));
+    writeFileSync(
+      manifestFile,
+      readFileSync(manifestFile, 'utf8').replace('"method_version": "2.0.0"', '"method_version": "0.9.0"'),
+    );
     const { code, out } = await tally(['audit', '--bundle', bundle], { RPC_URL: anvil.url, LOG_LEVEL: 'silent' });
     expect(code).toBe(1);
     expect(out).toContain('computed with method 0.9.0; this x402-tally implements methods 1.0.0, 2.0.0');
   });
 
   it('error: an unreachable RPC makes the audit exit 75', async () => {
-    const { code, out } = await tally(['audit', '--bundle', path.join(dir, 'g2')], { RPC_URL: 'http://127.0.0.1:9', LOG_LEVEL: 'silent' });
+    const { code, out } = await tally(['audit', '--bundle', path.join(dir, 'g2')], {
+      RPC_URL: 'http://127.0.0.1:9',
+      LOG_LEVEL: 'silent',
+    });
     expect(code, out).toBe(75);
   });
 });

@@ -5,7 +5,17 @@ import type { Address } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCommand } from '../../src/cli/command.ts';
 import { openDatabase } from '../../src/db/index.ts';
-import { buyerAccount, deployUsdc, fund, latestBlock, mine, settle, startAnvil, type AnvilInstance, type UsdcDeployment } from '../../src/devchain/index.ts';
+import {
+  buyerAccount,
+  deployUsdc,
+  fund,
+  latestBlock,
+  mine,
+  settle,
+  startAnvil,
+  type AnvilInstance,
+  type UsdcDeployment,
+} from '../../src/devchain/index.ts';
 import { silentLogger } from '../../src/lib/log.ts';
 import { startFaultProxy, type FaultProxy } from '../chain/fault-proxy.ts';
 import { backends, freshDatabase, type TestDatabase } from '../helpers/db.ts';
@@ -27,7 +37,12 @@ interface Target {
 
 async function tally(argv: string[], env: Record<string, string | undefined>) {
   const out: string[] = [];
-  const code = await runCommand(argv, env, { out: (l) => out.push(l), err: (l) => out.push(l), log: silentLogger, progress: () => {} });
+  const code = await runCommand(argv, env, {
+    out: (l) => out.push(l),
+    err: (l) => out.push(l),
+    log: silentLogger,
+    progress: () => {},
+  });
   return { code, out: out.join('\n') };
 }
 
@@ -43,10 +58,22 @@ const targets: Target[] = [];
 async function stateOf(target: Target) {
   const database = target.database ?? (await openDatabase({ dataDir: String(target.env.DATA_DIR) }));
   try {
-    const generations = await database.db.selectFrom('generations').select(['generation', 'status', 'as_of_block']).orderBy('generation').execute();
+    const generations = await database.db
+      .selectFrom('generations')
+      .select(['generation', 'status', 'as_of_block'])
+      .orderBy('generation')
+      .execute();
     const pointer = await database.db.selectFrom('published_pointer').select('generation').executeTakeFirst();
-    const removed = await database.db.selectFrom('chain_blocks').select((eb) => eb.fn.countAll<string>().as('n')).where('removed_seq', 'is not', null).executeTakeFirstOrThrow();
-    return { generations: generations.map((g) => ({ ...g, as_of_block: BigInt(g.as_of_block) })), live: pointer?.generation, removedBlocks: Number(removed.n) };
+    const removed = await database.db
+      .selectFrom('chain_blocks')
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .where('removed_seq', 'is not', null)
+      .executeTakeFirstOrThrow();
+    return {
+      generations: generations.map((g) => ({ ...g, as_of_block: BigInt(g.as_of_block) })),
+      live: pointer?.generation,
+      removedBlocks: Number(removed.n),
+    };
   } finally {
     if (!target.database) await database.close();
   }
@@ -66,7 +93,24 @@ beforeAll(async () => {
   proxy = await startFaultProxy(base.url);
 
   dir = mkdtempSync(path.join(os.tmpdir(), 'tally-trust-'));
-  const item = { resource: 'https://seller1.example/api', type: 'http', x402Version: 1, lastUpdated: '2025-10-01T00:00:00Z', accepts: [{ scheme: 'exact', network: 'base', maxAmountRequired: '10000', resource: 'https://seller1.example/api', payTo: S1, asset: USDC, maxTimeoutSeconds: 60, description: 'x' }] };
+  const item = {
+    resource: 'https://seller1.example/api',
+    type: 'http',
+    x402Version: 1,
+    lastUpdated: '2025-10-01T00:00:00Z',
+    accepts: [
+      {
+        scheme: 'exact',
+        network: 'base',
+        maxAmountRequired: '10000',
+        resource: 'https://seller1.example/api',
+        payTo: S1,
+        asset: USDC,
+        maxTimeoutSeconds: 60,
+        description: 'x',
+      },
+    ],
+  };
   writeFileSync(path.join(dir, 'catalog.json'), JSON.stringify({ resources: [item] }));
   const common = { RPC_URL: proxy.url, CATALOG_SOURCE: path.join(dir, 'catalog.json'), LOG_LEVEL: 'silent' };
   for (const { backend } of backends()) {
@@ -97,7 +141,9 @@ describe('a wrong chain never replaces the live generation (finding 1)', () => {
       const before = await stateOf(target);
       // Behind a proxy that takes any path, as providers with a key in the path do.
       const keyed = await startFaultProxy(otherChain.url);
-      const { code, out } = await tally(['run'], { ...target.env, RPC_URL: `${keyed.url}/v2/SECRETKEY` }).finally(() => keyed.close());
+      const { code, out } = await tally(['run'], { ...target.env, RPC_URL: `${keyed.url}/v2/SECRETKEY` }).finally(() =>
+        keyed.close(),
+      );
       expect(code, out).toBe(1);
       expect(out).toContain(`RPC_URL ${keyed.url}/… serves chain id 1, but CHAIN_ID is 8453`);
       expect(out).not.toContain('SECRETKEY');
@@ -135,11 +181,16 @@ describe('the live generation never goes back in time (finding 2)', () => {
       const before = await stateOf(target);
       const liveBlock = before.generations.find((g) => g.generation === before.live)!.as_of_block;
       // The proxy answers `finalized` with a block 2 below the live generation's as-of block.
-      proxy.rewrite = (method, params) => (method === 'eth_getBlockByNumber' && params[0] === 'finalized' ? [`0x${(liveBlock - 2n).toString(16)}`, ...params.slice(1)] : params);
+      proxy.rewrite = (method, params) =>
+        method === 'eth_getBlockByNumber' && params[0] === 'finalized'
+          ? [`0x${(liveBlock - 2n).toString(16)}`, ...params.slice(1)]
+          : params;
       try {
         const { code, out } = await tally(['run'], target.env);
         expect(code, out).toBe(75);
-        expect(out).toContain(`the node's finalized block is ${liveBlock - 2n}, below block ${liveBlock} of the live generation ${before.live}`);
+        expect(out).toContain(
+          `the node's finalized block is ${liveBlock - 2n}, below block ${liveBlock} of the live generation ${before.live}`,
+        );
       } finally {
         proxy.rewrite = undefined;
       }

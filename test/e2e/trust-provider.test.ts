@@ -7,7 +7,16 @@ import type { Address } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCommand } from '../../src/cli/command.ts';
 import { openDatabase } from '../../src/db/index.ts';
-import { buyerAccount, deployUsdc, fund, mine, settle, startAnvil, type AnvilInstance, type UsdcDeployment } from '../../src/devchain/index.ts';
+import {
+  buyerAccount,
+  deployUsdc,
+  fund,
+  mine,
+  settle,
+  startAnvil,
+  type AnvilInstance,
+  type UsdcDeployment,
+} from '../../src/devchain/index.ts';
 import { startFaultProxy, type FaultProxy } from '../chain/fault-proxy.ts';
 import { backends, freshDatabase, type TestDatabase } from '../helpers/db.ts';
 
@@ -34,7 +43,12 @@ async function tally(argv: string[], env: Record<string, string | undefined>) {
   const out: string[] = [];
   const logs: string[] = [];
   const log = pino({ level: 'debug', base: undefined }, { write: (line: string) => void logs.push(line) });
-  const code = await runCommand(argv, env, { out: (l) => out.push(l), err: (l) => out.push(l), log, progress: () => {} });
+  const code = await runCommand(argv, env, {
+    out: (l) => out.push(l),
+    err: (l) => out.push(l),
+    log,
+    progress: () => {},
+  });
   return { code, out: out.join('\n'), logs: logs.join('') };
 }
 
@@ -44,7 +58,9 @@ let dep: UsdcDeployment;
 let dir: string;
 const targets: Target[] = [];
 
-async function revenueOf(target: Target): Promise<{ generation: number; revenue: bigint; payments: number } | undefined> {
+async function revenueOf(
+  target: Target,
+): Promise<{ generation: number; revenue: bigint; payments: number } | undefined> {
   const database = target.database ?? (await openDatabase({ dataDir: String(target.env.DATA_DIR) }));
   try {
     const row = await database.db
@@ -53,7 +69,9 @@ async function revenueOf(target: Target): Promise<{ generation: number; revenue:
       .select(['gen_sellers.generation', 'verified_revenue_30d_micro', 'payments_30d'])
       .where('seller_address', '=', S1)
       .executeTakeFirst();
-    return row && { generation: row.generation, revenue: BigInt(row.verified_revenue_30d_micro), payments: row.payments_30d };
+    return (
+      row && { generation: row.generation, revenue: BigInt(row.verified_revenue_30d_micro), payments: row.payments_30d }
+    );
   } finally {
     if (!target.database) await database.close();
   }
@@ -70,10 +88,32 @@ beforeAll(async () => {
   }
   proxy = await startFaultProxy(anvil.url);
   dir = mkdtempSync(path.join(os.tmpdir(), 'tally-provider-'));
-  const item = { resource: 'https://seller1.example/api', type: 'http', x402Version: 1, lastUpdated: '2025-10-01T00:00:00Z', accepts: [{ scheme: 'exact', network: 'base', maxAmountRequired: '10000', resource: 'https://seller1.example/api', payTo: S1, asset: USDC, maxTimeoutSeconds: 60, description: 'x' }] };
+  const item = {
+    resource: 'https://seller1.example/api',
+    type: 'http',
+    x402Version: 1,
+    lastUpdated: '2025-10-01T00:00:00Z',
+    accepts: [
+      {
+        scheme: 'exact',
+        network: 'base',
+        maxAmountRequired: '10000',
+        resource: 'https://seller1.example/api',
+        payTo: S1,
+        asset: USDC,
+        maxTimeoutSeconds: 60,
+        description: 'x',
+      },
+    ],
+  };
   writeFileSync(path.join(dir, 'catalog.json'), JSON.stringify({ resources: [item] }));
   // The key sits in the path and in the query, as providers put it; the proxy takes any path.
-  const common = { RPC_URL: `${proxy.url}/v2/${KEY}?apikey=${KEY2}`, CATALOG_SOURCE: path.join(dir, 'catalog.json'), CONFIRMATIONS: '0', LOG_LEVEL: 'debug' };
+  const common = {
+    RPC_URL: `${proxy.url}/v2/${KEY}?apikey=${KEY2}`,
+    CATALOG_SOURCE: path.join(dir, 'catalog.json'),
+    CONFIRMATIONS: '0',
+    LOG_LEVEL: 'debug',
+  };
   for (const { backend } of backends()) {
     if (backend === 'pg') {
       const database = await freshDatabase('pg', { migrate: false });
@@ -108,8 +148,21 @@ describe('a provider echoing the key never gets it printed or logged (finding 4)
 
   it('behavior: a 429 and a JSON-RPC error echoing the key are retried; the logs show neither key', async () => {
     for (const target of targets) {
-      proxy.inject('eth_chainId', { kind: 'answer', status: 429, body: `Too many requests for ${echo}`, headers: { 'retry-after': '0', 'content-type': 'text/plain' } });
-      proxy.inject('eth_getBlockByNumber', { kind: 'answer', status: 200, body: JSON.stringify({ jsonrpc: '2.0', id: '$ID', error: { code: -32000, message: `rate limited: ${echo}` } }).replace('"$ID"', '$ID') });
+      proxy.inject('eth_chainId', {
+        kind: 'answer',
+        status: 429,
+        body: `Too many requests for ${echo}`,
+        headers: { 'retry-after': '0', 'content-type': 'text/plain' },
+      });
+      proxy.inject('eth_getBlockByNumber', {
+        kind: 'answer',
+        status: 200,
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: '$ID',
+          error: { code: -32000, message: `rate limited: ${echo}` },
+        }).replace('"$ID"', '$ID'),
+      });
       const { code, out, logs } = await tally(['run'], target.env);
       expect(code, out).toBe(0);
       expect(logs).toContain('rpc request failed, will retry');
@@ -124,7 +177,12 @@ describe('a provider echoing the key never gets it printed or logged (finding 4)
 
   it('behavior: a provider error text is cut short in the logs', async () => {
     const target = targets[0]!;
-    proxy.inject('eth_chainId', { kind: 'answer', status: 503, body: `overloaded ${'x'.repeat(5000)}`, headers: { 'retry-after': '0', 'content-type': 'text/plain' } });
+    proxy.inject('eth_chainId', {
+      kind: 'answer',
+      status: 503,
+      body: `overloaded ${'x'.repeat(5000)}`,
+      headers: { 'retry-after': '0', 'content-type': 'text/plain' },
+    });
     const { code, logs } = await tally(['run'], target.env);
     expect(code).toBe(0);
     const line = logs.split('\n').find((l) => l.includes('overloaded'))!;
@@ -142,7 +200,11 @@ describe('an answer over the size limit splits the range (finding 5)', () => {
       const { code, out } = await tally(['run'], target.env);
       expect(code, out).toBe(0);
       expect(proxy.pending()).toBe(0);
-      expect(await revenueOf(target)).toMatchObject({ generation: (before?.generation ?? 0) + 1, revenue: usdc(6), payments: 3 });
+      expect(await revenueOf(target)).toMatchObject({
+        generation: (before?.generation ?? 0) + 1,
+        revenue: usdc(6),
+        payments: 3,
+      });
     }
   });
 
@@ -155,7 +217,11 @@ describe('an answer over the size limit splits the range (finding 5)', () => {
       const { code, out } = await tally(['run'], target.env);
       expect(code, out).toBe(0);
       expect(proxy.pending()).toBe(0); // the bomb was served (memory: src/chain/node-fetch.test.ts)
-      expect(await revenueOf(target)).toMatchObject({ generation: before!.generation + 1, revenue: usdc(6), payments: 3 });
+      expect(await revenueOf(target)).toMatchObject({
+        generation: before!.generation + 1,
+        revenue: usdc(6),
+        payments: 3,
+      });
     }
   });
 });

@@ -19,7 +19,10 @@ export interface TestDatabase extends Database {
  * A fresh, migrated database: an in-memory PGlite, or a new schema of its own in the
  * TEST_DATABASE_URL database (dropped on close), so test files never see each other's rows.
  */
-export async function freshDatabase(backend: 'pglite' | 'pg', options: { migrate?: boolean } = {}): Promise<TestDatabase> {
+export async function freshDatabase(
+  backend: 'pglite' | 'pg',
+  options: { migrate?: boolean } = {},
+): Promise<TestDatabase> {
   let url: string | undefined;
   let dropSchema: (() => Promise<void>) | undefined;
   if (backend === 'pg') {

@@ -15,7 +15,11 @@ export interface FixtureListing {
   resource_url?: string;
 }
 
-export async function insertCatalog(db: Kysely<Schema>, listings: FixtureListing[], sha256 = 'c'.repeat(64)): Promise<bigint> {
+export async function insertCatalog(
+  db: Kysely<Schema>,
+  listings: FixtureListing[],
+  sha256 = 'c'.repeat(64),
+): Promise<bigint> {
   const snapshot = await db
     .insertInto('catalog_snapshots')
     .values({
@@ -37,7 +41,9 @@ export async function insertCatalog(db: Kysely<Schema>, listings: FixtureListing
     network: l.network ?? (l.seller_address ? 'base' : 'solana'),
     canonical_network: l.seller_address ? 'eip155:8453' : 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp',
     pay_to: l.seller_address ?? 'So1anaPayTo',
-    asset: l.seller_address ? '0x833589fcd6edb6e08f4c7c32d4f71b54bda02913' : 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v',
+    asset: l.seller_address
+      ? '0x833589fcd6edb6e08f4c7c32d4f71b54bda02913'
+      : 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v',
     verifiability: (l.seller_address ? 'base_usdc' : 'other_rail') as 'base_usdc' | 'other_rail',
     seller_address: l.seller_address,
     title: `Listing ${i}`,
@@ -46,7 +52,10 @@ export async function insertCatalog(db: Kysely<Schema>, listings: FixtureListing
     category_source: 'auto' as const,
   }));
   for (let i = 0; i < rows.length; i += 500) {
-    await db.insertInto('catalog_listings').values(rows.slice(i, i + 500)).execute();
+    await db
+      .insertInto('catalog_listings')
+      .values(rows.slice(i, i + 500))
+      .execute();
   }
   return snapshot.snapshot_id;
 }
@@ -108,6 +117,8 @@ export async function insertCoverage(
   if (rows.length === 0) return;
   await db
     .insertInto('seller_coverage')
-    .values(rows.map((r) => ({ seller_address: r.seller, from_block: r.fromBlock, from_ts: r.fromTs, to_block: r.toBlock })))
+    .values(
+      rows.map((r) => ({ seller_address: r.seller, from_block: r.fromBlock, from_ts: r.fromTs, to_block: r.toBlock })),
+    )
     .execute();
 }

@@ -10,6 +10,14 @@ export function fixedChain(asOf: AsOf): Pick<CycleDeps, 'createChainClient' | 'r
   return {
     createChainClient: () => ({}) as ChainClient,
     resolveAsOf: async () => asOf,
-    syncChain: async () => ({ sellers: 0, newSellers: 0, ranges: 0, transfers: 0, authorizations: 0, reorgedBlocks: 0, indexedToBlock: asOf.number }),
+    syncChain: async () => ({
+      sellers: 0,
+      newSellers: 0,
+      ranges: 0,
+      transfers: 0,
+      authorizations: 0,
+      reorgedBlocks: 0,
+      indexedToBlock: asOf.number,
+    }),
   };
 }

@@ -25,7 +25,11 @@ import { backends, freshDatabase, type TestDatabase } from '../helpers/db.ts';
  * structuredContent against the output schema the server lists.
  */
 const TOKEN = randomBytes(8).toString('hex');
-type ToolResult = { isError?: boolean; content: { type: string; text: string }[]; structuredContent?: Record<string, any> };
+type ToolResult = {
+  isError?: boolean;
+  content: { type: string; text: string }[];
+  structuredContent?: Record<string, any>;
+};
 
 describe.each(backends())('MCP on $backend', ({ backend }) => {
   let db: TestDatabase;
@@ -89,7 +93,13 @@ describe.each(backends())('MCP on $backend', ({ backend }) => {
     describe(`over ${transport}`, () => {
       it('default: lists the five tools, each with input and output schemas', async () => {
         const { tools } = await clients[transport].listTools();
-        expect(tools.map((t) => t.name).sort()).toEqual(['explain_metric', 'get_seller', 'market_daily', 'search_listings', 'top_sellers']);
+        expect(tools.map((t) => t.name).sort()).toEqual([
+          'explain_metric',
+          'get_seller',
+          'market_daily',
+          'search_listings',
+          'top_sellers',
+        ]);
         for (const t of tools) {
           expect(t.inputSchema.type).toBe('object');
           expect(t.outputSchema?.type).toBe('object');
@@ -100,7 +110,10 @@ describe.each(backends())('MCP on $backend', ({ backend }) => {
       it('behavior: search_listings answers what /api/v1/sellers?q= answers', async () => {
         for (const [args, url] of [
           [{ query: 'inference' }, '/api/v1/sellers?q=inference'],
-          [{ query: 'example', category: 'inference', verified_only: true, limit: 1 }, '/api/v1/sellers?q=example&category=inference&tier=verified&limit=1'],
+          [
+            { query: 'example', category: 'inference', verified_only: true, limit: 1 },
+            '/api/v1/sellers?q=example&category=inference&tier=verified&limit=1',
+          ],
         ] as const) {
           const result = await call('search_listings', args);
           const expected = await api(url);
@@ -119,7 +132,11 @@ describe.each(backends())('MCP on $backend', ({ backend }) => {
         const pairs: [string, Record<string, unknown>, string][] = [
           ['top_sellers', { limit: 1 }, '/api/v1/rankings?limit=1'],
           ['top_sellers', { category: 'inference' }, '/api/v1/rankings?category=inference'],
-          ['market_daily', { from: '2025-12-30', to: '2025-12-31' }, '/api/v1/market/daily?from=2025-12-30&to=2025-12-31'],
+          [
+            'market_daily',
+            { from: '2025-12-30', to: '2025-12-31' },
+            '/api/v1/market/daily?from=2025-12-30&to=2025-12-31',
+          ],
           ['market_daily', {}, '/api/v1/market/daily'],
         ];
         for (const [name, args, url] of pairs) {
@@ -184,13 +201,22 @@ describe.each(backends())('MCP on $backend', ({ backend }) => {
     });
   }
 
-  it('behavior: /mcp is under the per-client rate limit, and the tools\' own reads are not counted', async () => {
+  it("behavior: /mcp is under the per-client rate limit, and the tools' own reads are not counted", async () => {
     const limited = await buildApi(db.db, { rateLimitPerMinute: 10, cadenceSeconds: 900, internalToken: TOKEN });
     registerMcpRoute(limited, injectClient(limited, TOKEN), silentLogger);
     const url = await limited.listen({ port: 0, host: '127.0.0.1' });
     const post = (body: unknown) =>
-      fetch(`${url}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify(body) });
-    const explain = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'explain_metric', arguments: { address: A, metric: 'payers_30d' } } };
+      fetch(`${url}/mcp`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify(body),
+      });
+    const explain = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'explain_metric', arguments: { address: A, metric: 'payers_30d' } },
+    };
     try {
       // 10 requests a minute per client: 10 calls of a tool that reads the API twice each all succeed...
       for (let i = 0; i < 10; i++) {
@@ -227,8 +253,19 @@ describe('llms.txt', () => {
     expect(String(res.headers['content-type'])).toMatch(/^text\/plain/);
     expect(res.text.startsWith('# x402-tally\n')).toBe(true);
     const doc = (await get(app, '/api/v1/openapi.json')).json;
-    for (const p of Object.keys(doc.paths)) if (!p.endsWith('/openapi.json') && !p.endsWith('/docs')) expect(res.text, p).toContain(p.replace('{slug}', '{address}'));
-    for (const words of ['/mcp', 'x402-tally mcp', 'generation', 'method_version', 'micro-USDC', 'not verified', 'seller']) expect(res.text).toContain(words);
+    for (const p of Object.keys(doc.paths))
+      if (!p.endsWith('/openapi.json') && !p.endsWith('/docs'))
+        expect(res.text, p).toContain(p.replace('{slug}', '{address}'));
+    for (const words of [
+      '/mcp',
+      'x402-tally mcp',
+      'generation',
+      'method_version',
+      'micro-USDC',
+      'not verified',
+      'seller',
+    ])
+      expect(res.text).toContain(words);
     expect((await get(app, '/llms.txt?x=1')).status).toBe(400);
   });
 });

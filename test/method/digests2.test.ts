@@ -8,7 +8,14 @@ import { compute, loadFixture } from './setup.ts';
 const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
 const byBytes = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b));
 
-interface Pay { tx: string; logIndex: number; from: string; to: string; value: bigint; ts: bigint }
+interface Pay {
+  tx: string;
+  logIndex: number;
+  from: string;
+  to: string;
+  value: bigint;
+  ts: bigint;
+}
 
 /** Method 2.0.0 worked out in TypeScript: the periods (start, count, digest) and the composed digest. */
 function periodsOf(rows: Pay[], periodSeconds = 3600n) {
@@ -19,7 +26,11 @@ function periodsOf(rows: Pay[], periodSeconds = 3600n) {
   }
   return [...byPeriod.entries()]
     .sort(([a], [b]) => (a < b ? -1 : 1))
-    .map(([start, lines]) => ({ period_start: start, payments: lines.length, sha256: sha256(lines.sort(byBytes).join('')) }));
+    .map(([start, lines]) => ({
+      period_start: start,
+      payments: lines.length,
+      sha256: sha256(lines.sort(byBytes).join('')),
+    }));
 }
 const compose = (periods: ReturnType<typeof periodsOf>) =>
   sha256(periods.map((p) => `${p.period_start}:${p.payments}:${p.sha256}\n`).join(''));
@@ -38,29 +49,54 @@ describe.each(backends())('method 2.0.0 composed digests on $backend', ({ backen
   afterAll(async () => database?.close());
 
   it('default: the fixture falls in two periods: 2025-12-10T06:00Z and the as-of hour (one payment, at as_of_ts)', async () => {
-    const periods = await database.db.selectFrom('gen_periods').select(['period_start', 'payments', 'sha256'])
-      .where('generation', '=', generation).orderBy('period_start').execute();
+    const periods = await database.db
+      .selectFrom('gen_periods')
+      .select(['period_start', 'payments', 'sha256'])
+      .where('generation', '=', generation)
+      .orderBy('period_start')
+      .execute();
     // hand count: every counted payment but A's last one is 2 s apart from 06:00:00 on 2025-12-10
-    expect(periods.map((p) => [p.period_start, p.payments])).toEqual([[DEC_10 + 21_600n, counted.length - 1], [AS_OF_TS, 1]]);
+    expect(periods.map((p) => [p.period_start, p.payments])).toEqual([
+      [DEC_10 + 21_600n, counted.length - 1],
+      [AS_OF_TS, 1],
+    ]);
     expect(periods).toEqual(periodsOf(counted));
   });
 
   it('behavior: the generation digest is the sha256 of the period lines, not the flat 1.0.0 digest', async () => {
-    const g = await database.db.selectFrom('generations').select(['evidence_sha256', 'method_version'])
-      .where('generation', '=', generation).executeTakeFirstOrThrow();
+    const g = await database.db
+      .selectFrom('generations')
+      .select(['evidence_sha256', 'method_version'])
+      .where('generation', '=', generation)
+      .executeTakeFirstOrThrow();
     expect(g).toEqual({ evidence_sha256: compose(periodsOf(counted)), method_version: '2.0.0' });
-    const flat = sha256(counted.map((r) => `${r.tx}:${r.logIndex}:${r.from}:${r.to}:${r.value}\n`).sort(byBytes).join(''));
+    const flat = sha256(
+      counted
+        .map((r) => `${r.tx}:${r.logIndex}:${r.from}:${r.to}:${r.value}\n`)
+        .sort(byBytes)
+        .join(''),
+    );
     expect(g.evidence_sha256).not.toBe(flat);
   });
 
   it('behavior: each seller digest composes its own periods; a seller without payments has the empty digest and no period', async () => {
-    const sellers = await database.db.selectFrom('gen_sellers').select(['seller_address', 'evidence_sha256'])
-      .where('generation', '=', generation).execute();
-    const periods = await database.db.selectFrom('gen_seller_periods').select(['seller_address', 'period_start', 'payments', 'sha256'])
-      .where('generation', '=', generation).orderBy('seller_address').orderBy('period_start').execute();
+    const sellers = await database.db
+      .selectFrom('gen_sellers')
+      .select(['seller_address', 'evidence_sha256'])
+      .where('generation', '=', generation)
+      .execute();
+    const periods = await database.db
+      .selectFrom('gen_seller_periods')
+      .select(['seller_address', 'period_start', 'payments', 'sha256'])
+      .where('generation', '=', generation)
+      .orderBy('seller_address')
+      .orderBy('period_start')
+      .execute();
     for (const s of sellers) {
       const own = periodsOf(counted.filter((t) => t.to === s.seller_address));
-      expect(periods.filter((p) => p.seller_address === s.seller_address).map(({ seller_address: _s, ...p }) => p)).toEqual(own);
+      expect(
+        periods.filter((p) => p.seller_address === s.seller_address).map(({ seller_address: _s, ...p }) => p),
+      ).toEqual(own);
       expect(s.evidence_sha256).toBe(compose(own));
     }
     expect(sellers.find((s) => s.seller_address === S.F)!.evidence_sha256).toBe(sha256(''));
@@ -76,24 +112,54 @@ describe.each(backends())('the worked example of docs/METHOD.md section 2.9 on $
       const [p1, p2] = [`0x${'7'.repeat(40)}`, `0x${'8'.repeat(40)}`];
       const tx = (n: number) => `0x${n.toString(16).padStart(64, '0')}`;
       const snapshotId = await insertCatalog(database.db, [{ listing_id: '01'.repeat(32), seller_address: seller }]);
-      const pay = (n: number, logIndex: number, from: string, value: bigint, ts: bigint) =>
-        ({ tx: tx(n), logIndex, block: block(ts), ts, from, to: seller, value, authorizer: from });
+      const pay = (n: number, logIndex: number, from: string, value: bigint, ts: bigint) => ({
+        tx: tx(n),
+        logIndex,
+        block: block(ts),
+        ts,
+        from,
+        to: seller,
+        value,
+        authorizer: from,
+      });
       await insertTransfers(database.db, [
         pay(1, 1, p1, 100n, 1_765_346_410n), // 2025-12-10T06:00:10Z
         pay(2, 3, p2, 300n, 1_765_349_999n), // 2025-12-10T06:59:59Z
         pay(3, 1, p1, 200n, 1_765_350_000n), // 2025-12-10T07:00:00Z: the next period
       ]);
-      await insertCoverage(database.db, [{ seller, fromTs: MARKET_FROM_TS, fromBlock: block(MARKET_FROM_TS), toBlock: AS_OF_BLOCK }]);
-      const g = await compute(database.db, snapshotId);
-      const periods = await database.db.selectFrom('gen_seller_periods').select(['period_start', 'payments', 'sha256'])
-        .where('generation', '=', g).orderBy('period_start').execute();
-      expect(periods).toEqual([
-        { period_start: 1_765_346_400n, payments: 2, sha256: '6fc68804bcf34aae98d5b0ebbbc1e6b25ceb968d00c7a3d0b50de8febc4ea68d' },
-        { period_start: 1_765_350_000n, payments: 1, sha256: '9923d2fa4705a1d1cf54e6e8c86d745c8af96d0cbc2fced33624b3ba88ab0d69' },
+      await insertCoverage(database.db, [
+        { seller, fromTs: MARKET_FROM_TS, fromBlock: block(MARKET_FROM_TS), toBlock: AS_OF_BLOCK },
       ]);
-      const s = await database.db.selectFrom('gen_sellers').select('evidence_sha256').where('generation', '=', g).executeTakeFirstOrThrow();
+      const g = await compute(database.db, snapshotId);
+      const periods = await database.db
+        .selectFrom('gen_seller_periods')
+        .select(['period_start', 'payments', 'sha256'])
+        .where('generation', '=', g)
+        .orderBy('period_start')
+        .execute();
+      expect(periods).toEqual([
+        {
+          period_start: 1_765_346_400n,
+          payments: 2,
+          sha256: '6fc68804bcf34aae98d5b0ebbbc1e6b25ceb968d00c7a3d0b50de8febc4ea68d',
+        },
+        {
+          period_start: 1_765_350_000n,
+          payments: 1,
+          sha256: '9923d2fa4705a1d1cf54e6e8c86d745c8af96d0cbc2fced33624b3ba88ab0d69',
+        },
+      ]);
+      const s = await database.db
+        .selectFrom('gen_sellers')
+        .select('evidence_sha256')
+        .where('generation', '=', g)
+        .executeTakeFirstOrThrow();
       expect(s.evidence_sha256).toBe('eed01f26257cfc7a0fe7b8896e8825ff96582c1b4f907aaa0aa9cb52913c6c0e');
-      const gen = await database.db.selectFrom('generations').select('evidence_sha256').where('generation', '=', g).executeTakeFirstOrThrow();
+      const gen = await database.db
+        .selectFrom('generations')
+        .select('evidence_sha256')
+        .where('generation', '=', g)
+        .executeTakeFirstOrThrow();
       expect(gen.evidence_sha256).toBe(s.evidence_sha256); // one seller: the same periods
     } finally {
       await database.close();

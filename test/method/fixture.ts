@@ -37,7 +37,8 @@ export function fixtureListings(): FixtureListing[] {
   let n = 1;
   out.push({ listing_id: id(n++), seller_address: S.A, category: 'inference' });
   out.push({ listing_id: id(n++), seller_address: S.A, category: 'data-access' });
-  for (const s of [S.B, S.C, S.D, S.E, S.H, S.I, S.J]) out.push({ listing_id: id(n++), seller_address: s, category: 'search-retrieval' });
+  for (const s of [S.B, S.C, S.D, S.E, S.H, S.I, S.J])
+    out.push({ listing_id: id(n++), seller_address: s, category: 'search-retrieval' });
   for (let i = 0; i < 51; i++) out.push({ listing_id: id(n++), seller_address: S.F, category: 'other' });
   for (let i = 0; i < 50; i++) out.push({ listing_id: id(n++), seller_address: S.G, category: 'storage-state' });
   out.push({ listing_id: id(n++), seller_address: null, category: 'inference', network: 'solana' });
@@ -103,6 +104,13 @@ export function fixtureTransfers(): (FixtureTransfer & { counted: boolean; marke
   // I: nine payments from one payer
   for (let i = 0; i < 9; i++) pay(S.I, P.p1, 10n);
   // J: 999 from 3 payers
-  for (const [p, v] of [[P.p1, 199n], [P.p2, 200n], [P.p3, 200n], [P.p1, 200n], [P.p2, 200n]] as const) pay(S.J, p, v);
+  for (const [p, v] of [
+    [P.p1, 199n],
+    [P.p2, 200n],
+    [P.p3, 200n],
+    [P.p1, 200n],
+    [P.p2, 200n],
+  ] as const)
+    pay(S.J, p, v);
   return out;
 }

@@ -28,7 +28,15 @@ const SELLERS = [addr('a'), addr('b'), addr('c'), `0x${'1d'.repeat(20)}`];
 const PAYERS = [addr('7'), addr('8'), addr('9')];
 
 type Where = 'recent' | 'future' | 'window_start' | 'at_start' | 'at_as_of' | 'anywhere';
-interface Pay { where: Where; offset: number; k: number; seller: number; payer: number; value: number; plain: boolean }
+interface Pay {
+  where: Where;
+  offset: number;
+  k: number;
+  seller: number;
+  payer: number;
+  value: number;
+  plain: boolean;
+}
 interface Step {
   advance: number; // seconds the as-of moves forward
   k: number; // which of the five blocks of that second is the as-of block
@@ -61,11 +69,21 @@ const stepArb: fc.Arbitrary<Step> = fc.record({
 });
 
 async function resetFacts(t: TestDatabase) {
-  for (const table of ['generations', 'part_state', 'part_sellers', 'part_seller_hours', 'part_hours', 'usdc_transfers',
-    'usdc_authorizations', 'catalog_snapshots', 'seller_coverage']) {
+  for (const table of [
+    'generations',
+    'part_state',
+    'part_sellers',
+    'part_seller_hours',
+    'part_hours',
+    'usdc_transfers',
+    'usdc_authorizations',
+    'catalog_snapshots',
+    'seller_coverage',
+  ]) {
     await sql`delete from ${sql.table(table)}`.execute(t.db);
   }
-  await t.db.insertInto('seller_coverage')
+  await t.db
+    .insertInto('seller_coverage')
     .values(SELLERS.map((s) => ({ seller_address: s, from_block: 0n, from_ts: 0n, to_block: 10n ** 15n })))
     .execute();
 }
@@ -84,7 +102,12 @@ async function fromScratch(t: TestDatabase, incremental: number, compute: () => 
   const scratch = await compute();
   const rows = [await readGenerationRows(t.db, incremental), await readGenerationRows(t.db, scratch)] as const;
   for (const p of PARTS) await t.db.deleteFrom(p).execute();
-  for (const [i, p] of PARTS.entries()) if (saved[i]!.length > 0) await t.db.insertInto(p).values(saved[i] as never).execute();
+  for (const [i, p] of PARTS.entries())
+    if (saved[i]!.length > 0)
+      await t.db
+        .insertInto(p)
+        .values(saved[i] as never)
+        .execute();
   return rows;
 }
 
@@ -103,8 +126,12 @@ async function runHistory(t: TestDatabase, steps: Step[]) {
     const asOfBlock = blockAt(asOfTs, BigInt(step.k));
     if (step.reorgBack !== null) {
       const fork = blockAt(asOfTs - BigInt(step.reorgBack), 0n);
-      await sql`update usdc_transfers set removed_seq = ${seq} where removed_seq is null and block_number >= ${fork}`.execute(t.db);
-      await sql`update usdc_authorizations set removed_seq = ${seq} where removed_seq is null and block_number >= ${fork}`.execute(t.db);
+      await sql`update usdc_transfers set removed_seq = ${seq} where removed_seq is null and block_number >= ${fork}`.execute(
+        t.db,
+      );
+      await sql`update usdc_authorizations set removed_seq = ${seq} where removed_seq is null and block_number >= ${fork}`.execute(
+        t.db,
+      );
       if (step.k % 2 === 0) {
         // the chain flips back: the removed logs of every other block are live again (new rows)
         await sql`insert into usdc_transfers (tx_hash, log_index, block_hash, block_number, block_timestamp, from_address,
@@ -125,13 +152,20 @@ async function runHistory(t: TestDatabase, steps: Step[]) {
         window_start: start + BigInt(p.offset) - 3_600n,
         at_start: start,
         at_as_of: asOfTs,
-        anywhere: start + (BigInt(p.offset) * 359n) % WINDOW,
+        anywhere: start + ((BigInt(p.offset) * 359n) % WINDOW),
       }[p.where];
       const from = PAYERS[p.payer]!;
       tx++;
       return {
-        tx: `0x${tx.toString(16).padStart(64, '0')}`, logIndex: 2, block: blockAt(ts, BigInt(p.k)), ts, from,
-        to: SELLERS[p.seller]!, value: BigInt(p.value), authorizer: p.plain ? null : from, addedSeq: seq,
+        tx: `0x${tx.toString(16).padStart(64, '0')}`,
+        logIndex: 2,
+        block: blockAt(ts, BigInt(p.k)),
+        ts,
+        from,
+        to: SELLERS[p.seller]!,
+        value: BigInt(p.value),
+        authorizer: p.plain ? null : from,
+        addedSeq: seq,
       };
     });
     for (const tr of transfers) expect(tsOf(tr.block)).toBe(tr.ts);
@@ -142,17 +176,31 @@ async function runHistory(t: TestDatabase, steps: Step[]) {
         if (catalog.has(step.toggleSeller)) catalog.delete(step.toggleSeller);
         else catalog.add(step.toggleSeller);
       }
-      snapshotId = await insertCatalog(t.db, [...catalog].sort().map((i) => ({
-        listing_id: `${i}`.padStart(64, '0'), seller_address: SELLERS[i]!, category: 'inference',
-      })));
+      snapshotId = await insertCatalog(
+        t.db,
+        [...catalog].sort().map((i) => ({
+          listing_id: `${i}`.padStart(64, '0'),
+          seller_address: SELLERS[i]!,
+          category: 'inference',
+        })),
+      );
     }
-    const compute = (afterStep?: (s: string) => void) => computeGeneration(t.db, {
-      runSeq: seq, asOf: { number: asOfBlock, hash: blockHash(asOfBlock), timestamp: asOfTs },
-      catalogSnapshotId: snapshotId!, sources: [], generatedAt: new Date('2026-03-01T00:00:00Z'), ...(afterStep ? { afterStep } : {}),
-    });
+    const compute = (afterStep?: (s: string) => void) =>
+      computeGeneration(t.db, {
+        runSeq: seq,
+        asOf: { number: asOfBlock, hash: blockHash(asOfBlock), timestamp: asOfTs },
+        catalogSnapshotId: snapshotId!,
+        sources: [],
+        generatedAt: new Date('2026-03-01T00:00:00Z'),
+        ...(afterStep ? { afterStep } : {}),
+      });
     if (step.kill !== null) {
       const kill = step.kill;
-      await expect(compute((s) => { if (s === kill) throw new Error(`killed after ${kill}`); })).rejects.toThrow('killed');
+      await expect(
+        compute((s) => {
+          if (s === kill) throw new Error(`killed after ${kill}`);
+        }),
+      ).rejects.toThrow('killed');
       continue;
     }
     const before = await t.db.selectFrom('part_state').select('checked_seq').executeTakeFirst();
@@ -167,9 +215,19 @@ async function runHistory(t: TestDatabase, steps: Step[]) {
   }
   // The rows of every earlier generation are unchanged by the later runs (partials are versioned).
   for (const [g, rows] of published) {
-    expect(compareGenerationRows(rows, await readGenerationRows(t.db, g)).map(formatDifference), `generation ${g} later`).toEqual([]);
+    expect(
+      compareGenerationRows(rows, await readGenerationRows(t.db, g)).map(formatDifference),
+      `generation ${g} later`,
+    ).toEqual([]);
   }
-  return { reused, generations: await t.db.selectFrom('generations').select('generation').execute().then((r) => r.length) };
+  return {
+    reused,
+    generations: await t.db
+      .selectFrom('generations')
+      .select('generation')
+      .execute()
+      .then((r) => r.length),
+  };
 }
 
 describe.each(backends())('incremental generations equal from-scratch ones on $backend', ({ backend }) => {
@@ -180,18 +238,44 @@ describe.each(backends())('incremental generations equal from-scratch ones on $b
   afterAll(async () => t?.close());
 
   it('behavior: a fixed history: slide by an hour, a reorg below the as-of, a new seller, a killed run', async () => {
-    const pay = (where: Where, seller: number, offset = 60): Pay => ({ where, offset, k: 1, seller, payer: offset % 3, value: 100, plain: false });
+    const pay = (where: Where, seller: number, offset = 60): Pay => ({
+      where,
+      offset,
+      k: 1,
+      seller,
+      payer: offset % 3,
+      value: 100,
+      plain: false,
+    });
     const result = await runHistory(t, [
-      { advance: 0, k: 0, pays: [pay('recent', 0, 4_000), pay('window_start', 1, 30), pay('at_as_of', 0), pay('anywhere', 2, 5)], reorgBack: null, toggleSeller: null, kill: null },
-      { advance: 3_600, k: 4, pays: [pay('recent', 0, 10), pay('future', 1, 1)], reorgBack: null, toggleSeller: null, kill: null },
+      {
+        advance: 0,
+        k: 0,
+        pays: [pay('recent', 0, 4_000), pay('window_start', 1, 30), pay('at_as_of', 0), pay('anywhere', 2, 5)],
+        reorgBack: null,
+        toggleSeller: null,
+        kill: null,
+      },
+      {
+        advance: 3_600,
+        k: 4,
+        pays: [pay('recent', 0, 10), pay('future', 1, 1)],
+        reorgBack: null,
+        toggleSeller: null,
+        kill: null,
+      },
       { advance: 900, k: 2, pays: [pay('recent', 1, 5_000)], reorgBack: 7_200, toggleSeller: 3, kill: null },
       { advance: 900, k: 0, pays: [pay('recent', 3, 3_000)], reorgBack: null, toggleSeller: null, kill: 'digests' },
       { advance: 86_400, k: 3, pays: [pay('window_start', 2, 7_000)], reorgBack: null, toggleSeller: 0, kill: null },
     ]);
     // four runs computed twice (the killed one left nothing); every run after the first reused partials
     expect(result).toEqual({ reused: 3, generations: 8 });
-    const last = await t.db.selectFrom('gen_sellers').select(['seller_address', 'payments_30d'])
-      .where('generation', '=', 8).orderBy('seller_address').execute();
+    const last = await t.db
+      .selectFrom('gen_sellers')
+      .select(['seller_address', 'payments_30d'])
+      .where('generation', '=', 8)
+      .orderBy('seller_address')
+      .execute();
     expect(last.reduce((n, r) => n + r.payments_30d, 0)).toBeGreaterThan(0); // not a vacuous comparison
     expect((await t.db.selectFrom('part_seller_hours').selectAll().execute()).length).toBeGreaterThan(0);
   });

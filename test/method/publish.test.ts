@@ -20,8 +20,11 @@ import { compute, loadFixture } from './setup.ts';
 async function countRows(database: TestDatabase, generation: number) {
   let n = 0;
   for (const table of ['gen_sellers', 'gen_listings', 'gen_market_daily'] as const) {
-    const r = await database.db.selectFrom(table).select((eb) => eb.fn.countAll<bigint>().as('n'))
-      .where('generation', '=', generation).executeTakeFirstOrThrow();
+    const r = await database.db
+      .selectFrom(table)
+      .select((eb) => eb.fn.countAll<bigint>().as('n'))
+      .where('generation', '=', generation)
+      .executeTakeFirstOrThrow();
     n += Number(r.n);
   }
   return n;
@@ -43,7 +46,11 @@ describe.each(backends())('publishing on $backend', ({ backend }) => {
     expect(stepNames.length).toBeGreaterThanOrEqual(6);
     for (const failAt of stepNames) {
       await expect(
-        compute(database.db, snapshotId, { afterStep: (step) => { if (step === failAt) throw new Error(`injected at ${failAt}`); } }),
+        compute(database.db, snapshotId, {
+          afterStep: (step) => {
+            if (step === failAt) throw new Error(`injected at ${failAt}`);
+          },
+        }),
       ).rejects.toThrow(`injected at ${failAt}`);
       expect(await publishedGeneration(database.db)).toBe(first);
       const gens = await database.db.selectFrom('generations').select('generation').execute();
@@ -52,10 +59,19 @@ describe.each(backends())('publishing on $backend', ({ backend }) => {
     }
     // The publish step itself fails just before its commit: the pointer does not move.
     const second = await compute(database.db, snapshotId);
-    await expect(publishGeneration(database.db, second, { beforeCommit: () => { throw new Error('injected at publish'); } }))
-      .rejects.toThrow('injected at publish');
+    await expect(
+      publishGeneration(database.db, second, {
+        beforeCommit: () => {
+          throw new Error('injected at publish');
+        },
+      }),
+    ).rejects.toThrow('injected at publish');
     expect(await publishedGeneration(database.db)).toBe(first);
-    const status = await database.db.selectFrom('generations').select('status').where('generation', '=', second).executeTakeFirstOrThrow();
+    const status = await database.db
+      .selectFrom('generations')
+      .select('status')
+      .where('generation', '=', second)
+      .executeTakeFirstOrThrow();
     expect(status.status).toBe('ready');
     // ... and a later publish of it succeeds.
     await publishGeneration(database.db, second);

@@ -41,7 +41,13 @@ describe.each(backends())('daily series of a seller on $backend', ({ backend }) 
   });
 
   const rowsOf = (seller: string) =>
-    database.db.selectFrom('gen_seller_daily').select(['day', 'payments', 'revenue_micro', 'payers']).where('generation', '=', generation).where('seller_address', '=', seller).orderBy('day').execute();
+    database.db
+      .selectFrom('gen_seller_daily')
+      .select(['day', 'payments', 'revenue_micro', 'payers'])
+      .where('generation', '=', generation)
+      .where('seller_address', '=', seller)
+      .orderBy('day')
+      .execute();
 
   it('default: the method writes one row per UTC day with payments, by hand', async () => {
     expect(await rowsOf(S.A)).toEqual(A_DAYS);
@@ -70,7 +76,9 @@ describe.each(backends())('daily series of a seller on $backend', ({ backend }) 
   it('behavior: the bundle carries the daily series (seller_daily.ndjson)', async () => {
     const { texts, manifest } = bundleFiles(await readGenerationRows(database.db, generation));
     const lines = texts.get('seller_daily.ndjson')!.trim().split('\n');
-    expect(lines).toContain(`{"seller_address":"${S.A}","day":"2025-12-10","payments":5,"revenue_micro":1500,"payers":3}`);
+    expect(lines).toContain(
+      `{"seller_address":"${S.A}","day":"2025-12-10","payments":5,"revenue_micro":1500,"payers":3}`,
+    );
     expect(manifest.files.find((f) => f.name === 'seller_daily.ndjson')!.rows).toBe(lines.length);
   });
 });

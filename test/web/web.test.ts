@@ -15,10 +15,16 @@ import { freshDatabase, type TestDatabase } from '../helpers/db.ts';
  * category filter and the generation pin work, and no request leaves the origin.
  * Chromium: `apt-get install -y chromium` (Debian); CHROMIUM_PATH points elsewhere.
  */
-const executablePath = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'].find(
-  (p): p is string => !!p && existsSync(p),
-);
-if (!executablePath) console.warn('web tests skipped: no Chromium found; install one with `apt-get install -y chromium` (or set CHROMIUM_PATH)');
+const executablePath = [
+  process.env.CHROMIUM_PATH,
+  '/usr/bin/chromium',
+  '/usr/bin/chromium-browser',
+  '/usr/bin/google-chrome',
+].find((p): p is string => !!p && existsSync(p));
+if (!executablePath)
+  console.warn(
+    'web tests skipped: no Chromium found; install one with `apt-get install -y chromium` (or set CHROMIUM_PATH)',
+  );
 
 /** micro-USDC as the page shows USDC, computed here with bigints: 9007199254740993 -> 9,007,199,254.740993. */
 function usdcText(micro: bigint | number | string): string {
@@ -67,7 +73,9 @@ describe.skipIf(!executablePath)('the web page in Chromium', () => {
     return page;
   }
   const rowsOf = (page: Page, table: string) =>
-    page.$$eval(`table#${table} tbody tr`, (trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent!.trim())));
+    page.$$eval(`table#${table} tbody tr`, (trs) =>
+      trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent!.trim())),
+    );
 
   it('default: the rankings show exactly the numbers the API serves', async () => {
     const page = await open('/');
@@ -101,7 +109,9 @@ describe.skipIf(!executablePath)('the web page in Chromium', () => {
     expect(hrefs.every((h) => h!.includes('generation=1'))).toBe(true);
     await page.close();
     const missing = await open('/?generation=3'); // built, never published
-    expect(await missing.$eval('[role=alert]', (el) => el.textContent)).toContain('generation 3 is not a retained published generation');
+    expect(await missing.$eval('[role=alert]', (el) => el.textContent)).toContain(
+      'generation 3 is not a retained published generation',
+    );
     await missing.close();
   });
 
@@ -115,7 +125,9 @@ describe.skipIf(!executablePath)('the web page in Chromium', () => {
     const payments = (await get(app, `/api/v1/sellers/${A}/payments?limit=20`)).json.payments as { tx_hash: string }[];
     const links = await page.$$eval('table#payments a', (as) => as.map((a) => a.getAttribute('href')));
     expect(links).toEqual(payments.map((p) => `https://basescan.org/tx/${p.tx_hash}`));
-    expect(await page.$eval('main pre', (el) => el.textContent)).toBe(`npx x402-tally audit --generation 1 --seller ${A}`);
+    expect(await page.$eval('main pre', (el) => el.textContent)).toBe(
+      `npx x402-tally audit --generation 1 --seller ${A}`,
+    );
     if (process.env.WRITE_SCREENSHOT) {
       mkdirSync(path.join(projectRoot, 'docs/img'), { recursive: true });
       const ranking = await open('/');
@@ -127,10 +139,15 @@ describe.skipIf(!executablePath)('the web page in Chromium', () => {
 
   it('behavior: the market view totals the days the API serves, and draws the chart', async () => {
     const page = await open('/?view=market');
-    const days = exact((await get(app, '/api/v1/market/daily')).text).days as { volume_micro: string; payments: number }[];
+    const days = exact((await get(app, '/api/v1/market/daily')).text).days as {
+      volume_micro: string;
+      payments: number;
+    }[];
     const micro = days.reduce((s, d) => s + BigInt(d.volume_micro), 0n);
     const payments = days.reduce((s, d) => s + d.payments, 0);
-    expect(await page.$eval('#market-totals', (el) => el.textContent)).toBe(`${days.length} days: ${usdcText(micro)} USDC in ${payments.toLocaleString('en-US')} payments.`);
+    expect(await page.$eval('#market-totals', (el) => el.textContent)).toBe(
+      `${days.length} days: ${usdcText(micro)} USDC in ${payments.toLocaleString('en-US')} payments.`,
+    );
     expect(await page.$('#market-chart canvas')).not.toBeNull();
     await page.close();
   });
@@ -147,7 +164,12 @@ describe.skipIf(!executablePath)('the web page in Chromium', () => {
     await page.goto(`${base}/api/v1/docs`, { waitUntil: 'networkidle0' });
     const doc = (await get(app, '/api/v1/openapi.json')).json;
     const summary = doc.paths['/api/v1/rankings'].get.summary as string;
-    await page.waitForFunction((s: string) => (globalThis as unknown as { document: { body: { innerText: string } } }).document.body.innerText.includes(s), { timeout: 30_000 }, summary);
+    await page.waitForFunction(
+      (s: string) =>
+        (globalThis as unknown as { document: { body: { innerText: string } } }).document.body.innerText.includes(s),
+      { timeout: 30_000 },
+      summary,
+    );
     await page.close();
   });
 

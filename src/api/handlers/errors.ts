@@ -35,12 +35,19 @@ export function installErrorHandlers(app: FastifyInstance, log: Logger): void {
   app.setErrorHandler((error: FastifyError | ApiError, request, reply) => {
     reply.header('cache-control', 'no-store');
     if (error instanceof ApiError) {
-      return reply.code(error.statusCode).headers(error.headers).type('application/json; charset=utf-8').send(errorBody(error.code, error.message));
+      return reply
+        .code(error.statusCode)
+        .headers(error.headers)
+        .type('application/json; charset=utf-8')
+        .send(errorBody(error.code, error.message));
     }
     const status = typeof error.statusCode === 'number' ? error.statusCode : 500;
     if (status >= 400 && status < 500) {
       const code = FRAMEWORK_CODES[status] ?? 'bad_request';
-      return reply.code(status).type('application/json; charset=utf-8').send(errorBody(code, `the request could not be read (${code.replace(/_/g, ' ')})`));
+      return reply
+        .code(status)
+        .type('application/json; charset=utf-8')
+        .send(errorBody(code, `the request could not be read (${code.replace(/_/g, ' ')})`));
     }
     if (isTemporary(error)) {
       log.warn({ err: error, url: request.url }, 'database unavailable');
@@ -51,7 +58,10 @@ export function installErrorHandlers(app: FastifyInstance, log: Logger): void {
         .send(errorBody('unavailable', 'the database is not reachable right now; try again shortly'));
     }
     log.error({ err: error, url: request.url }, 'request failed');
-    return reply.code(500).type('application/json; charset=utf-8').send(errorBody('internal_error', 'internal error; it has been logged'));
+    return reply
+      .code(500)
+      .type('application/json; charset=utf-8')
+      .send(errorBody('internal_error', 'internal error; it has been logged'));
   });
 
   app.setNotFoundHandler({ preHandler: app.rateLimit ? app.rateLimit() : undefined }, (request, reply) => {
@@ -61,9 +71,18 @@ export function installErrorHandlers(app: FastifyInstance, log: Logger): void {
       return reply
         .code(405)
         .header('allow', ALLOWED_METHODS)
-        .send(errorBody('method_not_allowed', `${request.method} is not allowed; this API is read-only (${ALLOWED_METHODS})`));
+        .send(
+          errorBody(
+            'method_not_allowed',
+            `${request.method} is not allowed; this API is read-only (${ALLOWED_METHODS})`,
+          ),
+        );
     }
-    return reply.code(404).send(errorBody('not_found', `no resource ${request.method} ${pathname.slice(0, 200)}; see /api/v1/openapi.json`));
+    return reply
+      .code(404)
+      .send(
+        errorBody('not_found', `no resource ${request.method} ${pathname.slice(0, 200)}; see /api/v1/openapi.json`),
+      );
   });
 }
 
@@ -73,15 +92,31 @@ export function installErrorHandlers(app: FastifyInstance, log: Logger): void {
  */
 export function clientErrorHandler(error: Error & { code?: string }, socket: Socket): void {
   const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
-  if (tooLarge) answerOnSocket(socket, 431, 'Request Header Fields Too Large', 'request_too_large', 'the request line or headers are too large');
+  if (tooLarge)
+    answerOnSocket(
+      socket,
+      431,
+      'Request Header Fields Too Large',
+      'request_too_large',
+      'the request line or headers are too large',
+    );
   else answerOnSocket(socket, 400, 'Bad Request', 'bad_request', 'malformed HTTP request');
 }
 
 /** Writes one error answer straight on a socket (no request object to answer through), then closes it. */
-export function answerOnSocket(socket: Duplex, status: number, reason: string, code: string, message: string, headers: Record<string, string> = {}): void {
+export function answerOnSocket(
+  socket: Duplex,
+  status: number,
+  reason: string,
+  code: string,
+  message: string,
+  headers: Record<string, string> = {},
+): void {
   if (!socket.writable) return;
   const body = errorBody(code, message);
-  const extra = Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join('');
+  const extra = Object.entries(headers)
+    .map(([k, v]) => `${k}: ${v}\r\n`)
+    .join('');
   socket.end(
     `HTTP/1.1 ${status} ${reason}\r\n${extra}` +
       `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,

@@ -3,7 +3,14 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
 import { z } from 'zod';
 import type { Schema } from '../../db/schema.ts';
-import { etagFor, etagOfBody, matchesIfNoneMatch, maxAgeSeconds, type CachedBody, type ResponseCache } from '../cache.ts';
+import {
+  etagFor,
+  etagOfBody,
+  matchesIfNoneMatch,
+  maxAgeSeconds,
+  type CachedBody,
+  type ResponseCache,
+} from '../cache.ts';
 import { sendCsv, wantsCsv } from '../csv.ts';
 import type { Endpoint } from '../endpoints.ts';
 import { ApiError, badParameter, generationNotFound, noGeneration } from '../errors.ts';
@@ -50,7 +57,11 @@ function chooseGeneration(state: PublishedState, pinned: number | undefined): nu
 }
 
 /** Runs `read` inside a read-only repeatable-read transaction that first re-checks the generation. */
-async function inSnapshot<T>(db: Kysely<Schema>, n: number, read: (trx: Kysely<Schema>, g: GenerationRow) => Promise<T>): Promise<T> {
+async function inSnapshot<T>(
+  db: Kysely<Schema>,
+  n: number,
+  read: (trx: Kysely<Schema>, g: GenerationRow) => Promise<T>,
+): Promise<T> {
   return db
     .transaction()
     .setIsolationLevel('repeatable read')
@@ -73,7 +84,13 @@ function isEmpty(body: unknown): boolean {
  * one-statement read sees one snapshot, and only an empty answer (or a 404) could come from a
  * generation pruned meanwhile, so only then is the generation checked again.
  */
-async function readBody(ctx: HandlerContext, endpoint: Endpoint, n: number, query: unknown, params: unknown): Promise<unknown> {
+async function readBody(
+  ctx: HandlerContext,
+  endpoint: Endpoint,
+  n: number,
+  query: unknown,
+  params: unknown,
+): Promise<unknown> {
   const load = endpoint.load!;
   if (endpoint.reads === 'transaction') return inSnapshot(ctx.db, n, (trx, g) => load(trx, g, query, params));
   let g = ctx.generations.get(n);
@@ -95,7 +112,13 @@ async function readBody(ctx: HandlerContext, endpoint: Endpoint, n: number, quer
   return body;
 }
 
-function send(ctx: HandlerContext, request: FastifyRequest, reply: FastifyReply, state: PublishedState, entry: CachedBody) {
+function send(
+  ctx: HandlerContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  state: PublishedState,
+  entry: CachedBody,
+) {
   const basis = state.latest ?? state.retained.get(entry.generation);
   const maxAge = basis ? maxAgeSeconds(basis.publishedAt, ctx.cadenceSeconds, Date.now()) : 0;
   reply.header('cache-control', `public, max-age=${maxAge}`).header('etag', entry.etag);
@@ -106,9 +129,10 @@ function send(ctx: HandlerContext, request: FastifyRequest, reply: FastifyReply,
   // Compressed once per cached body, not once per request (on-the-fly compression of a 30 KB page
   // cut a hit from ~17,000 to ~4,000 requests/s on this 2-core machine); @fastify/compress leaves
   // a reply that already has a Content-Encoding alone.
-  const compressed = (entry[encoding] ??= encoding === 'br'
-    ? zlib.brotliCompressSync(entry.body, { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 4 } })
-    : zlib.gzipSync(entry.body));
+  const compressed = (entry[encoding] ??=
+    encoding === 'br'
+      ? zlib.brotliCompressSync(entry.body, { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 4 } })
+      : zlib.gzipSync(entry.body));
   return reply.header('content-encoding', encoding).send(compressed);
 }
 
@@ -141,7 +165,12 @@ export function snapshotHandler(ctx: HandlerContext, endpoint: Endpoint) {
         const g = await readPublishedGeneration(ctx.db, n);
         if (!g) throw generationNotFound(n);
         const basis = state.latest ?? state.retained.get(n);
-        reply.header('cache-control', `public, max-age=${basis ? maxAgeSeconds(basis.publishedAt, ctx.cadenceSeconds, Date.now()) : 0}`).header('vary', 'accept');
+        reply
+          .header(
+            'cache-control',
+            `public, max-age=${basis ? maxAgeSeconds(basis.publishedAt, ctx.cadenceSeconds, Date.now()) : 0}`,
+          )
+          .header('vary', 'accept');
         return sendCsv(reply, endpoint.csv.filename(g), endpoint.csv.columns, endpoint.csv.rows(ctx.db, g, query));
       }
     }

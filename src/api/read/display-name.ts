@@ -19,7 +19,11 @@ export function displayNameOf(listings: readonly { title: string | null; resourc
 }
 
 /** The display_name of each given seller of a generation, in one query. */
-export async function displayNames(db: Kysely<Schema>, generation: number, sellers: readonly string[]): Promise<Map<string, string | null>> {
+export async function displayNames(
+  db: Kysely<Schema>,
+  generation: number,
+  sellers: readonly string[],
+): Promise<Map<string, string | null>> {
   const out = new Map<string, string | null>();
   if (sellers.length === 0) return out;
   const rows = await db

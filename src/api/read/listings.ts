@@ -45,13 +45,20 @@ export interface DirectoryParams {
 }
 
 /** A directory page: rows after `cursor` by ascending listing_id; one extra row tells whether more follow. */
-export async function readDirectory(db: Kysely<Schema>, g: GenerationRow, p: DirectoryParams): Promise<z.input<typeof DirectoryPage>> {
+export async function readDirectory(
+  db: Kysely<Schema>,
+  g: GenerationRow,
+  p: DirectoryParams,
+): Promise<z.input<typeof DirectoryPage>> {
   if (p.q !== undefined) return readSearch(db, g, { ...p, q: p.q });
   let q = db.selectFrom('gen_listings').select(GEN_LISTING_COLUMNS).where('generation', '=', g.generation);
   if (p.category !== undefined) q = q.where('category', '=', p.category);
   if (p.tier !== undefined) q = q.where('tier', '=', p.tier);
   if (p.cursor !== undefined) q = q.where('listing_id', '>', p.cursor);
-  const rows = await q.orderBy('listing_id').limit(p.limit + 1).execute();
+  const rows = await q
+    .orderBy('listing_id')
+    .limit(p.limit + 1)
+    .execute();
   const page = rows.slice(0, p.limit);
   const more = rows.length > p.limit;
   return {
@@ -71,7 +78,9 @@ export async function readDirectory(db: Kysely<Schema>, g: GenerationRow, p: Dir
  */
 async function searchWords(db: Kysely<Schema>, q: string): Promise<string[]> {
   const { rows } = await sql<{ words: string[] }>`
-    select tsvector_to_array(to_tsvector('simple'::regconfig, regexp_replace(lower(${q}), '[^[:alnum:]]+', ' ', 'g'))) as words`.execute(db);
+    select tsvector_to_array(to_tsvector('simple'::regconfig, regexp_replace(lower(${q}), '[^[:alnum:]]+', ' ', 'g'))) as words`.execute(
+    db,
+  );
   return rows[0]?.words ?? [];
 }
 
@@ -86,13 +95,18 @@ const lexeme = (word: string, weight = '') => `'${word.replaceAll("'", "''")}'${
  * position in that order: the results of a generation never change, so the pages of one
  * generation neither skip nor repeat a row.
  */
-async function readSearch(db: Kysely<Schema>, g: GenerationRow, p: DirectoryParams & { q: string }): Promise<z.input<typeof DirectoryPage>> {
+async function readSearch(
+  db: Kysely<Schema>,
+  g: GenerationRow,
+  p: DirectoryParams & { q: string },
+): Promise<z.input<typeof DirectoryPage>> {
   const offset = p.cursor === undefined ? 0 : decodeSearchCursor(p.cursor);
   const words = await searchWords(db, p.q);
   // The per-word tsqueries are constants of the statement: parsed once, not once per row.
   const score = sql.join(
     words.map(
-      (w) => sql`4 * (search_doc @@ ${lexeme(w, 'A')}::tsquery)::int + 2 * (search_doc @@ ${lexeme(w, 'B')}::tsquery)::int + (search_doc @@ ${lexeme(w, 'C')}::tsquery)::int`,
+      (w) =>
+        sql`4 * (search_doc @@ ${lexeme(w, 'A')}::tsquery)::int + 2 * (search_doc @@ ${lexeme(w, 'B')}::tsquery)::int + (search_doc @@ ${lexeme(w, 'C')}::tsquery)::int`,
     ),
     sql` + `,
   );
@@ -103,7 +117,15 @@ async function readSearch(db: Kysely<Schema>, g: GenerationRow, p: DirectoryPara
     .where(sql<boolean>`search_doc @@ ${words.map((w) => lexeme(w)).join(' & ')}::tsquery`);
   if (p.category !== undefined) q = q.where('category', '=', p.category);
   if (p.tier !== undefined) q = q.where('tier', '=', p.tier);
-  const rows = words.length === 0 ? [] : await q.orderBy(sql`${score}`, 'desc').orderBy('listing_id').offset(offset).limit(p.limit + 1).execute();
+  const rows =
+    words.length === 0
+      ? []
+      : await q
+          .orderBy(sql`${score}`, 'desc')
+          .orderBy('listing_id')
+          .offset(offset)
+          .limit(p.limit + 1)
+          .execute();
   const page = rows.slice(0, p.limit);
   const more = rows.length > p.limit;
   return {

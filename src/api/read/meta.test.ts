@@ -6,7 +6,12 @@ import { metaBody, type MetaOfGeneration } from './meta.ts';
 const T = Date.parse('2026-11-24T12:00:00Z');
 function freshness(asOfAgoSeconds: number, nowAfterGeneratedSeconds: number) {
   const state = {
-    latest: { generation: 7, generatedAt: new Date(T), publishedAt: new Date(T + 60_000), asOfTs: T / 1000 - asOfAgoSeconds },
+    latest: {
+      generation: 7,
+      generatedAt: new Date(T),
+      publishedAt: new Date(T + 60_000),
+      asOfTs: T / 1000 - asOfAgoSeconds,
+    },
     retained: new Map(),
     version: '7',
   } as unknown as PublishedState;

@@ -35,7 +35,12 @@ export function metaOfGeneration(g: GenerationRow): MetaOfGeneration {
  * The whole /meta body at `nowMs`: cadence and freshness describe the service, i.e. the latest
  * published generation, whichever generation is pinned; age counts from its generated_at.
  */
-export function metaBody(fixed: MetaOfGeneration, state: PublishedState, cadenceSeconds: number, nowMs: number): MetaBody {
+export function metaBody(
+  fixed: MetaOfGeneration,
+  state: PublishedState,
+  cadenceSeconds: number,
+  nowMs: number,
+): MetaBody {
   const latest = state.latest!;
   const ageSeconds = Math.max(0, Math.floor((nowMs - latest.generatedAt.getTime()) / 1000));
   const asOfLagSeconds = Math.max(0, Math.floor(nowMs / 1000) - latest.asOfTs);

@@ -37,12 +37,19 @@ export async function readPayments(
       ]),
     );
   }
-  const rows = await q.orderBy('block_number', 'desc').orderBy('log_index', 'desc').limit(p.limit + 1).execute();
+  const rows = await q
+    .orderBy('block_number', 'desc')
+    .orderBy('log_index', 'desc')
+    .limit(p.limit + 1)
+    .execute();
   const page = rows.slice(0, p.limit);
   const last = page[page.length - 1];
   return {
     count: page.length,
-    next_cursor: rows.length > p.limit && last ? encodePaymentCursor({ blockNumber: last.block_number, logIndex: last.log_index }) : null,
+    next_cursor:
+      rows.length > p.limit && last
+        ? encodePaymentCursor({ blockNumber: last.block_number, logIndex: last.log_index })
+        : null,
     generation: g.generation,
     method_version: g.method_version,
     seller_address: address,

@@ -11,7 +11,11 @@ import { readSeller } from './seller.ts';
  * sha256 of the lines `period_start_unix:payments:sha256\n` of these rows. Under method 1.0.0
  * there are no periods (digest_period_seconds null, periods []).
  */
-export async function readSellerPeriods(db: Kysely<Schema>, g: GenerationRow, address: string): Promise<z.input<typeof SellerPeriods>> {
+export async function readSellerPeriods(
+  db: Kysely<Schema>,
+  g: GenerationRow,
+  address: string,
+): Promise<z.input<typeof SellerPeriods>> {
   const s = await readSeller(db, g, address);
   const rows = await db
     .selectFrom('gen_seller_periods')

@@ -14,7 +14,11 @@ export interface RankingsParams {
 }
 
 /** A page of the ranking (ranked sellers by rank), after the cursor's rank. */
-export async function readRankings(db: Kysely<Schema>, g: GenerationRow, p: RankingsParams): Promise<z.input<typeof RankingsPage>> {
+export async function readRankings(
+  db: Kysely<Schema>,
+  g: GenerationRow,
+  p: RankingsParams,
+): Promise<z.input<typeof RankingsPage>> {
   const after = p.cursor === undefined ? 0 : decodeRankCursor(p.cursor);
   let q = db
     .selectFrom('gen_sellers')
@@ -23,10 +27,17 @@ export async function readRankings(db: Kysely<Schema>, g: GenerationRow, p: Rank
     .where('rank', 'is not', null)
     .where('rank', '>', after);
   if (p.category !== undefined) q = q.where(sql<boolean>`${p.category} = any(categories)`);
-  const rows = await q.orderBy('rank').limit(p.limit + 1).execute();
+  const rows = await q
+    .orderBy('rank')
+    .limit(p.limit + 1)
+    .execute();
   const page = rows.slice(0, p.limit);
   const more = rows.length > p.limit;
-  const names = await displayNames(db, g.generation, page.map((r) => r.seller_address));
+  const names = await displayNames(
+    db,
+    g.generation,
+    page.map((r) => r.seller_address),
+  );
   return {
     count: page.length,
     next_cursor: more ? encodeRankCursor(page[page.length - 1]!.rank!) : null,

@@ -6,7 +6,11 @@ import type { GenerationRow } from './generation.ts';
 import { readSeller } from './seller.ts';
 
 /** The seller's daily series (gen_seller_daily), oldest day first; 404 seller_not_found for another address. */
-export async function readSellerDaily(db: Kysely<Schema>, g: GenerationRow, address: string): Promise<z.input<typeof SellerDaily>> {
+export async function readSellerDaily(
+  db: Kysely<Schema>,
+  g: GenerationRow,
+  address: string,
+): Promise<z.input<typeof SellerDaily>> {
   await readSeller(db, g, address);
   const days = await db
     .selectFrom('gen_seller_daily')

@@ -16,7 +16,11 @@ export const RULES = {
 } as const;
 
 /** The seller's gen_sellers row, or a 404 seller_not_found. */
-export async function readSeller(db: Kysely<Schema>, g: GenerationRow, address: string): Promise<Selectable<GenSellersTable>> {
+export async function readSeller(
+  db: Kysely<Schema>,
+  g: GenerationRow,
+  address: string,
+): Promise<Selectable<GenSellersTable>> {
   const row = await db
     .selectFrom('gen_sellers')
     .selectAll()
@@ -28,13 +32,21 @@ export async function readSeller(db: Kysely<Schema>, g: GenerationRow, address: 
 }
 
 /** The chain and contract the generation read, from its recorded constants. */
-export function sourceOf(g: GenerationRow): { chain_id: number; contract: string; event: 'Transfer+AuthorizationUsed' } {
+export function sourceOf(g: GenerationRow): {
+  chain_id: number;
+  contract: string;
+  event: 'Transfer+AuthorizationUsed';
+} {
   const c = g.constants as { chain_id: number; usdc_contract: string };
   return { chain_id: c.chain_id, contract: c.usdc_contract, event: 'Transfer+AuthorizationUsed' };
 }
 
 /** The seller profile: metrics with per-metric provenance, and its listings by listing_id. */
-export async function readProfile(db: Kysely<Schema>, g: GenerationRow, address: string): Promise<z.input<typeof SellerProfile>> {
+export async function readProfile(
+  db: Kysely<Schema>,
+  g: GenerationRow,
+  address: string,
+): Promise<z.input<typeof SellerProfile>> {
   const s = await readSeller(db, g, address);
   const listings = await db
     .selectFrom('gen_listings')
@@ -51,7 +63,9 @@ export async function readProfile(db: Kysely<Schema>, g: GenerationRow, address:
     as_of_block: g.as_of_block,
     inputs: { payments: s.payments_30d, first_block: s.first_block, last_block: s.last_block },
     evidence_sha256: s.evidence_sha256,
-    ...(g.method_version === '1.0.0' ? {} : { evidence_periods: `/api/v1/sellers/${s.seller_address}/periods?generation=${g.generation}` }),
+    ...(g.method_version === '1.0.0'
+      ? {}
+      : { evidence_periods: `/api/v1/sellers/${s.seller_address}/periods?generation=${g.generation}` }),
   });
   return {
     seller_address: s.seller_address,
@@ -66,8 +80,14 @@ export async function readProfile(db: Kysely<Schema>, g: GenerationRow, address:
     farm_flag: s.farm_flag as 0 | 1,
     farm_reasons: s.farm_reasons,
     metrics: {
-      verified_revenue_30d_micro: { value: s.verified_revenue_30d_micro, provenance: provenance(RULES.verified_revenue_30d_micro) },
-      median_payment_30d_micro: { value: s.median_payment_30d_micro, provenance: provenance(RULES.median_payment_30d_micro) },
+      verified_revenue_30d_micro: {
+        value: s.verified_revenue_30d_micro,
+        provenance: provenance(RULES.verified_revenue_30d_micro),
+      },
+      median_payment_30d_micro: {
+        value: s.median_payment_30d_micro,
+        provenance: provenance(RULES.median_payment_30d_micro),
+      },
       payments_30d: { value: s.payments_30d, provenance: provenance(RULES.payments_30d) },
       payers_30d: { value: s.payers_30d, provenance: provenance(RULES.payers_30d) },
     },

@@ -12,14 +12,26 @@ export const components = z.registry<{ id: string; description?: string }>();
  * Micro-USDC as a bigint: written as a bare JSON integer, exact above 2^53 - 1 (see ../json.ts).
  * The OpenAPI document shows it as `type: integer, minimum: 0` (see the override in openapi.ts).
  */
-export const Micro = z.bigint().nonnegative().meta({ description: 'micro-USDC (1 USDC = 1000000); an exact JSON integer, may exceed 2^53 - 1' });
+export const Micro = z
+  .bigint()
+  .nonnegative()
+  .meta({ description: 'micro-USDC (1 USDC = 1000000); an exact JSON integer, may exceed 2^53 - 1' });
 
 /** A block number or another chain integer that the database hands over as bigint. */
 export const ChainInt = z.bigint().nonnegative().meta({ description: 'a non-negative integer' });
 
-export const Address = z.string().regex(/^0x[0-9a-f]{40}$/).meta({ description: '0x + 40 lowercase hex digits' });
-export const Hex64 = z.string().regex(/^[0-9a-f]{64}$/).meta({ description: '64 lowercase hex digits' });
-export const TxHash = z.string().regex(/^0x[0-9a-f]{64}$/).meta({ description: '0x + 64 lowercase hex digits' });
+export const Address = z
+  .string()
+  .regex(/^0x[0-9a-f]{40}$/)
+  .meta({ description: '0x + 40 lowercase hex digits' });
+export const Hex64 = z
+  .string()
+  .regex(/^[0-9a-f]{64}$/)
+  .meta({ description: '64 lowercase hex digits' });
+export const TxHash = z
+  .string()
+  .regex(/^0x[0-9a-f]{64}$/)
+  .meta({ description: '0x + 64 lowercase hex digits' });
 export const Iso = z.iso.datetime().meta({ description: 'UTC time, ISO 8601' });
 export const Count = z.int().nonnegative();
 
@@ -34,7 +46,10 @@ components.add(Window, { id: 'Window' });
 
 export const ErrorBody = z.strictObject({
   error: z.strictObject({
-    code: z.string().regex(/^[a-z][a-z0-9_]*$/).meta({ description: 'stable snake_case code' }),
+    code: z
+      .string()
+      .regex(/^[a-z][a-z0-9_]*$/)
+      .meta({ description: 'stable snake_case code' }),
     message: z.string().meta({ description: 'human text: what was wrong and, for a 400, which parameter' }),
   }),
 });

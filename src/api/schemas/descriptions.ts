@@ -19,37 +19,44 @@ export const FIELD_MEANINGS: Readonly<Record<string, string>> = {
   periods: 'one row per hour of the window with payments, oldest first',
   // listing row
   listing_id: 'stable id of the listing: sha256 of its canonical resource URL, network, payTo and asset',
-  seller_address: 'the address the listing is paid at (payTo), lowercase: the seller its numbers belong to; null off Base USDC',
-  verifiability: 'base_usdc: paid in USDC on Base, so its seller\'s revenue can be verified on chain; other_rail: another network or asset, never verified here',
+  seller_address:
+    'the address the listing is paid at (payTo), lowercase: the seller its numbers belong to; null off Base USDC',
+  verifiability:
+    "base_usdc: paid in USDC on Base, so its seller's revenue can be verified on chain; other_rail: another network or asset, never verified here",
   resource_url: 'the paid resource (a claim of the catalog)',
-  title: 'the listing\'s title (a claim of the catalog, not verified)',
+  title: "the listing's title (a claim of the catalog, not verified)",
   network: 'the network the listing asks to be paid on, as the catalog says it',
-  description: 'the listing\'s description (a claim of the catalog, not verified)',
-  category: 'the listing\'s category, one of 11 (docs/METHOD.md 1.6)',
-  category_source: 'auto: assigned by the method from the listing\'s words; seller_asserted: the category the seller claimed',
-  tier: 'verified: the seller\'s evidence_state is verified; listed_only: anything else (listed in the catalog, revenue not verified)',
+  description: "the listing's description (a claim of the catalog, not verified)",
+  category: "the listing's category, one of 11 (docs/METHOD.md 1.6)",
+  category_source:
+    "auto: assigned by the method from the listing's words; seller_asserted: the category the seller claimed",
+  tier: "verified: the seller's evidence_state is verified; listed_only: anything else (listed in the catalog, revenue not verified)",
   evidence_state:
     'verified: at least evidence_min_payments payments from at least evidence_min_payers distinct payers in the window; insufficient: ' +
     'some payments, but fewer (the numbers are real, too few to rank on); not_observed: no verified payment in the window',
-  verified_revenue_30d_micro: 'the sum of the seller\'s verified payments in the window, micro-USDC (1 USDC = 1,000,000); seller-attributed: every listing of the seller carries it',
-  median_payment_30d_micro: 'the lower median of the seller\'s verified payment values in the window, micro-USDC; null without payments',
-  farm_flag: '1 when the seller is flagged as a possible farm (too many listings, or revenue mostly from one payer), else 0; null off Base USDC',
-  farm_reasons: 'why the seller is flagged, as a JSON array of rule texts (e.g. listing_count>50, top_payer_share>0.9); null when not flagged',
+  verified_revenue_30d_micro:
+    "the sum of the seller's verified payments in the window, micro-USDC (1 USDC = 1,000,000); seller-attributed: every listing of the seller carries it",
+  median_payment_30d_micro:
+    "the lower median of the seller's verified payment values in the window, micro-USDC; null without payments",
+  farm_flag:
+    '1 when the seller is flagged as a possible farm (too many listings, or revenue mostly from one payer), else 0; null off Base USDC',
+  farm_reasons:
+    'why the seller is flagged, as a JSON array of rule texts (e.g. listing_count>50, top_payer_share>0.9); null when not flagged',
   sibling_listings: 'how many listings the same seller has in the catalog (this one included)',
   // ranking row and profile
   rank: 'place among verified sellers by revenue (then address); null when not ranked',
   slug: 'the seller address as used in URLs',
-  payments_30d: 'number of the seller\'s verified payments in the window',
+  payments_30d: "number of the seller's verified payments in the window",
   payers_30d: 'number of distinct payer addresses among them',
-  listing_count: 'the seller\'s listings in the catalog',
-  categories: 'the distinct categories of the seller\'s listings, sorted',
+  listing_count: "the seller's listings in the catalog",
+  categories: "the distinct categories of the seller's listings, sorted",
   metrics: 'the four verified metrics, each with the provenance to recompute it',
-  value: 'the metric\'s value',
+  value: "the metric's value",
   provenance: 'how to recompute the value: rule, method version, source, window, as-of block, inputs, evidence digest',
-  first_payment_at: 'time of the seller\'s first verified payment in the window; null without payments',
-  last_payment_at: 'time of the seller\'s last verified payment in the window; null without payments',
+  first_payment_at: "time of the seller's first verified payment in the window; null without payments",
+  last_payment_at: "time of the seller's last verified payment in the window; null without payments",
   // provenance
-  rule: 'stable id of the method\'s rule that gives the value',
+  rule: "stable id of the method's rule that gives the value",
   source: 'the chain, contract and event the payments are read from',
   'Provenance.source.chain_id': 'the chain id (8453: Base mainnet)',
   contract: 'the USDC contract read',
@@ -74,12 +81,12 @@ export const FIELD_MEANINGS: Readonly<Record<string, string>> = {
   day: 'a UTC day (YYYY-MM-DD)',
   'MarketDay.payments': 'verified payments of the day, all tracked sellers',
   'MarketDay.payers': 'distinct payers of the day',
-  volume_micro: 'sum of the day\'s verified payments, micro-USDC',
+  volume_micro: "sum of the day's verified payments, micro-USDC",
   sellers_paid: 'tracked sellers with at least one payment that day',
-  median_payment_micro: 'lower median of the day\'s payment values, micro-USDC; null without payments',
+  median_payment_micro: "lower median of the day's payment values, micro-USDC; null without payments",
   tracked_sellers: 'sellers of the catalog whose payments are read (base_usdc listings)',
   tracked_listings: 'base_usdc listings of the catalog',
-  revenue_micro: 'sum of the seller\'s verified payments of that day, micro-USDC',
+  revenue_micro: "sum of the seller's verified payments of that day, micro-USDC",
   payers: 'distinct payer addresses',
   // constants
   chain_id: 'the chain id read (8453: Base mainnet)',
@@ -88,7 +95,8 @@ export const FIELD_MEANINGS: Readonly<Record<string, string>> = {
   evidence_min_payments: 'fewest payments in the window for evidence_state verified',
   evidence_min_payers: 'fewest distinct payers in the window for evidence_state verified',
   farm_listing_threshold: 'a seller with more listings than this is flagged',
-  farm_top_payer_share: 'a seller whose top payer paid more than this share of its revenue is flagged (with enough payments)',
+  farm_top_payer_share:
+    'a seller whose top payer paid more than this share of its revenue is flagged (with enough payments)',
   farm_top_payer_min_payments: 'fewest payments before the top-payer rule applies',
   digest_period_seconds: 'length of a digest period (method 2.x): 3600, one hour',
   // sources
@@ -98,7 +106,7 @@ export const FIELD_MEANINGS: Readonly<Record<string, string>> = {
   fetched_at: 'when the catalog was read',
   indexed_to_block: 'the chain was read up to this block (the as-of block)',
   indexed_to_timestamp: 'time of that block',
-  lag_seconds: 'seconds between that block\'s time and the read',
+  lag_seconds: "seconds between that block's time and the read",
   // meta
   api_version: 'version of this API (1.0.0)',
   generated_at: 'when the generation was computed',
@@ -110,7 +118,7 @@ export const FIELD_MEANINGS: Readonly<Record<string, string>> = {
   seconds: 'length of the window, seconds',
   cadence: 'how often a run publishes a generation',
   interval_seconds: 'seconds between scheduled runs (CADENCE_SECONDS)',
-  next_run_expected_at: 'when the next generation is expected: the latest\'s publish time + the cadence',
+  next_run_expected_at: "when the next generation is expected: the latest's publish time + the cadence",
   freshness: 'how current the latest generation is',
   constants: 'every constant of the method the generation was computed with',
   sources: 'what was read: the catalog (with its digest) and the chain (with its lag)',
@@ -123,7 +131,8 @@ export const FIELD_MEANINGS: Readonly<Record<string, string>> = {
   error: 'what went wrong',
   code: 'stable snake_case code',
   message: 'human text: what was wrong and, for a 400, which parameter',
-  display_name: "a name for people: the seller's first non-null listing title (in listing_id order), else the host of its first resource URL; a claim of the catalog, not verified",
+  display_name:
+    "a name for people: the seller's first non-null listing title (in listing_id order), else the host of its first resource URL; a claim of the catalog, not verified",
 };
 
 /** The meaning of a property of a component schema (`Schema.field` or `Schema.a.b.field`), or undefined. */

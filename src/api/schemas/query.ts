@@ -28,18 +28,27 @@ export const cursor = text('64 lowercase hex digits')
   .optional()
   .meta({ description: 'next_cursor of the previous page' });
 export const category = z
-  .enum(CATEGORIES, { error: (issue) => (Array.isArray(issue.input) ? 'must be given once' : `must be one of ${CATEGORIES.join(', ')}`) })
+  .enum(CATEGORIES, {
+    error: (issue) => (Array.isArray(issue.input) ? 'must be given once' : `must be one of ${CATEGORIES.join(', ')}`),
+  })
   .optional()
   .meta({ description: 'only rows of this category' });
-const day = text('a date').regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date YYYY-MM-DD').pipe(z.iso.date('must be a valid date YYYY-MM-DD'));
+const day = text('a date')
+  .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date YYYY-MM-DD')
+  .pipe(z.iso.date('must be a valid date YYYY-MM-DD'));
 
 /** The longest search accepted, in characters. */
 export const SEARCH_MAX_CHARS = 200;
 
 export const format = z
-  .enum(['json', 'csv'], { error: (issue) => (Array.isArray(issue.input) ? 'must be given once' : 'must be json or csv') })
+  .enum(['json', 'csv'], {
+    error: (issue) => (Array.isArray(issue.input) ? 'must be given once' : 'must be json or csv'),
+  })
   .optional()
-  .meta({ description: 'csv: every row of the generation as CSV (not one page), with a header line; also chosen by Accept: text/csv' });
+  .meta({
+    description:
+      'csv: every row of the generation as CSV (not one page), with a header line; also chosen by Accept: text/csv',
+  });
 
 export const GenerationQuery = z.strictObject({ generation });
 export const DirectoryQuery = z.strictObject({
@@ -47,7 +56,9 @@ export const DirectoryQuery = z.strictObject({
   cursor,
   category,
   tier: z
-    .enum(['verified', 'listed_only'], { error: (issue) => (Array.isArray(issue.input) ? 'must be given once' : 'must be one of verified, listed_only') })
+    .enum(['verified', 'listed_only'], {
+      error: (issue) => (Array.isArray(issue.input) ? 'must be given once' : 'must be one of verified, listed_only'),
+    })
     .optional()
     .meta({ description: 'only listings of sellers of this tier' }),
   q: text('text')

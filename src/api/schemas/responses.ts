@@ -4,7 +4,9 @@ import { Address, Category, ChainInt, components, Count, Hex64, Iso, Micro, TxHa
 /** The response bodies of SPEC section 4, field for field. Objects are strict: no extra field. */
 
 const Snapshot = { generation: z.int().positive(), method_version: z.string() };
-const NextCursor = Hex64.nullable().meta({ description: 'pass as `cursor` to get the next page; null on the last page' });
+const NextCursor = Hex64.nullable().meta({
+  description: 'pass as `cursor` to get the next page; null on the last page',
+});
 
 export const ListingRow = z.strictObject({
   listing_id: Hex64,
@@ -21,7 +23,10 @@ export const ListingRow = z.strictObject({
   verified_revenue_30d_micro: Micro.nullable(),
   median_payment_30d_micro: Micro.nullable(),
   farm_flag: z.literal([0, 1]).nullable(),
-  farm_reasons: z.string().nullable().meta({ description: 'a JSON array encoded as a text string, e.g. "[\\"listing_count>50\\"]"' }),
+  farm_reasons: z
+    .string()
+    .nullable()
+    .meta({ description: 'a JSON array encoded as a text string, e.g. "[\\"listing_count>50\\"]"' }),
   sibling_listings: Count,
 });
 components.add(ListingRow, { id: 'ListingRow' });
@@ -36,11 +41,14 @@ export const DirectoryPage = z.strictObject({
 components.add(DirectoryPage, { id: 'DirectoryPage' });
 
 /** SPEC 4, additions for people: a name to show for a seller, claimed by the catalog. */
-const DisplayName = z.string().nullable().meta({
-  description:
-    "a name for people: the seller's first non-null listing title (in listing_id order), else the host of its first resource URL. " +
-    'A claim of the catalog, like title: not verified.',
-});
+const DisplayName = z
+  .string()
+  .nullable()
+  .meta({
+    description:
+      "a name for people: the seller's first non-null listing title (in listing_id order), else the host of its first resource URL. " +
+      'A claim of the catalog, like title: not verified.',
+  });
 
 export const RankingRow = z.strictObject({
   rank: z.int().positive(),
@@ -70,7 +78,11 @@ components.add(RankingsPage, { id: 'RankingsPage' });
 export const Provenance = z.strictObject({
   rule: z.string().meta({ description: 'stable rule id of the method, e.g. revenue.sum_verified_payments' }),
   method_version: z.string(),
-  source: z.strictObject({ chain_id: z.int().positive(), contract: Address, event: z.literal('Transfer+AuthorizationUsed') }),
+  source: z.strictObject({
+    chain_id: z.int().positive(),
+    contract: Address,
+    event: z.literal('Transfer+AuthorizationUsed'),
+  }),
   window: Window,
   as_of_block: ChainInt,
   inputs: z.strictObject({
@@ -79,7 +91,10 @@ export const Provenance = z.strictObject({
     last_block: ChainInt.nullable(),
   }),
   evidence_sha256: Hex64.meta({ description: "sha256 of the seller's evidence lines (docs/METHOD.md)" }),
-  evidence_periods: z.string().optional().meta({ description: 'method 2.0.0: the path of the period digests evidence_sha256 is composed of' }),
+  evidence_periods: z
+    .string()
+    .optional()
+    .meta({ description: 'method 2.0.0: the path of the period digests evidence_sha256 is composed of' }),
 });
 components.add(Provenance, { id: 'Provenance' });
 
@@ -130,10 +145,17 @@ export const PaymentsPage = z.strictObject({
 components.add(PaymentsPage, { id: 'PaymentsPage' });
 
 export const PeriodDigest = z.strictObject({
-  period_start: Iso.meta({ description: 'start of the period (UTC); the window\'s first and last periods hold only in-window payments' }),
-  period_start_unix: z.int().nonnegative().meta({ description: 'the same start in unix seconds: the first field of the digest line' }),
+  period_start: Iso.meta({
+    description: "start of the period (UTC); the window's first and last periods hold only in-window payments",
+  }),
+  period_start_unix: z
+    .int()
+    .nonnegative()
+    .meta({ description: 'the same start in unix seconds: the first field of the digest line' }),
   payments: Count,
-  sha256: Hex64.meta({ description: 'sha256 of the period\'s evidence lines tx_hash:log_index:from:to:value\\n in byte order' }),
+  sha256: Hex64.meta({
+    description: "sha256 of the period's evidence lines tx_hash:log_index:from:to:value\\n in byte order",
+  }),
 });
 components.add(PeriodDigest, { id: 'PeriodDigest' });
 
@@ -142,8 +164,14 @@ export const SellerPeriods = z.strictObject({
   seller_address: Address,
   slug: Address,
   window: Window,
-  digest_period_seconds: z.int().positive().nullable().meta({ description: 'null for a method 1.0.0 generation (no periods)' }),
-  evidence_sha256: Hex64.meta({ description: 'sha256 of one line period_start_unix:payments:sha256\\n per period below, in order' }),
+  digest_period_seconds: z
+    .int()
+    .positive()
+    .nullable()
+    .meta({ description: 'null for a method 1.0.0 generation (no periods)' }),
+  evidence_sha256: Hex64.meta({
+    description: 'sha256 of one line period_start_unix:payments:sha256\\n per period below, in order',
+  }),
   periods: z.array(PeriodDigest),
 });
 components.add(SellerPeriods, { id: 'SellerPeriods' });
@@ -164,7 +192,11 @@ export const MarketDaily = z.strictObject({ ...Snapshot, days: z.array(MarketDay
 components.add(MarketDaily, { id: 'MarketDaily' });
 
 export const SellerDay = z.strictObject({
-  day: z.iso.date().meta({ description: 'a UTC day of the window (the first and last are partial: only their in-window hours count)' }),
+  day: z.iso
+    .date()
+    .meta({
+      description: 'a UTC day of the window (the first and last are partial: only their in-window hours count)',
+    }),
   payments: Count.meta({ description: "the seller's verified payments of the window on that day" }),
   revenue_micro: Micro.meta({ description: 'their sum, micro-USDC' }),
   payers: Count.meta({ description: 'distinct payer addresses among them' }),
@@ -174,7 +206,9 @@ components.add(SellerDay, { id: 'SellerDay' });
 export const SellerDaily = z.strictObject({
   ...Snapshot,
   seller_address: Address,
-  days: z.array(SellerDay).meta({ description: 'one row per UTC day of the window with at least one verified payment, oldest first' }),
+  days: z
+    .array(SellerDay)
+    .meta({ description: 'one row per UTC day of the window with at least one verified payment, oldest first' }),
 });
 components.add(SellerDaily, { id: 'SellerDaily' });
 

@@ -14,10 +14,15 @@ import { syncAndCompute } from '../../run/generation.ts';
 /** The chain and contract a generation was computed on: its `base_usdc` source, else the config. */
 export function chainOf(rows: GenerationRows, config: Config): { chainId: number; usdcAddress: string } {
   const sources = Array.isArray(rows.generation.sources) ? (rows.generation.sources as unknown[]) : [];
-  const source = sources.find((s): s is { chain_id: number; contract: string } =>
-    typeof s === 'object' && s !== null && (s as { name?: unknown }).name === 'base_usdc');
+  const source = sources.find(
+    (s): s is { chain_id: number; contract: string } =>
+      typeof s === 'object' && s !== null && (s as { name?: unknown }).name === 'base_usdc',
+  );
   return {
-    chainId: typeof source?.chain_id === 'number' || typeof source?.chain_id === 'bigint' ? Number(source.chain_id) : config.CHAIN_ID,
+    chainId:
+      typeof source?.chain_id === 'number' || typeof source?.chain_id === 'bigint'
+        ? Number(source.chain_id)
+        : config.CHAIN_ID,
     usdcAddress: typeof source?.contract === 'string' ? source.contract.toLowerCase() : config.USDC_ADDRESS,
   };
 }
@@ -45,9 +50,17 @@ export async function recomputeGeneration(
   try {
     await migrate(scratch.db);
     const items = published.catalogItemLines.map((line) => JSON.parse(line) as unknown);
-    const catalog = buildCatalog(items, { source: g.catalog.source, fetchedAt: new Date(g.catalog.fetched_at) }, { chainId, usdcAddress });
+    const catalog = buildCatalog(
+      items,
+      { source: g.catalog.source, fetchedAt: new Date(g.catalog.fetched_at) },
+      { chainId, usdcAddress },
+    );
     const catalogSnapshotId = await deps.storeCatalogSnapshot(scratch.db, catalog);
-    const client = deps.createChainClient({ rpcUrls: [...config.RPC_URL], chainId, log: log.child({ stage: 'chain' }) });
+    const client = deps.createChainClient({
+      rpcUrls: [...config.RPC_URL],
+      chainId,
+      log: log.child({ stage: 'chain' }),
+    });
     // The chain's own block at the published number: its hash is compared with the published
     // one (a difference means a reorg or another chain), its time must match too.
     const asOf = await deps.resolveAsOf(client, { asOfBlock: BigInt(g.as_of.block_number) });
