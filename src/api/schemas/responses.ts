@@ -192,11 +192,9 @@ export const MarketDaily = z.strictObject({ ...Snapshot, days: z.array(MarketDay
 components.add(MarketDaily, { id: 'MarketDaily' });
 
 export const SellerDay = z.strictObject({
-  day: z.iso
-    .date()
-    .meta({
-      description: 'a UTC day of the window (the first and last are partial: only their in-window hours count)',
-    }),
+  day: z.iso.date().meta({
+    description: 'a UTC day of the window (the first and last are partial: only their in-window hours count)',
+  }),
   payments: Count.meta({ description: "the seller's verified payments of the window on that day" }),
   revenue_micro: Micro.meta({ description: 'their sum, micro-USDC' }),
   payers: Count.meta({ description: 'distinct payer addresses among them' }),
