@@ -131,6 +131,7 @@ describe.each(backends())('publishing on $backend', ({ backend }) => {
         ['sellers.ndjson', 10],
         ['payments.ndjson', stored.payments.length],
         ['market_daily.ndjson', 30],
+        ['seller_daily.ndjson', stored.sellerDaily.length], // hand-checked in seller-daily.test.ts
         ['periods.ndjson', 2],
         ['seller_periods.ndjson', 9],
       ]);
