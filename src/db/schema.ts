@@ -183,6 +183,14 @@ export const GEN_LISTING_COLUMNS = [
   'sibling_listings',
 ] as const satisfies readonly (keyof GenListingsTable)[];
 
+/** Search postings (sql/migrations/0015): written by a trigger with gen_listings. */
+export interface GenListingWordsTable {
+  generation: number;
+  word: string;
+  score: number;
+  listing_id: string;
+}
+
 export interface GenMarketDailyTable {
   generation: number;
   day: ColumnType<string, string, string>;
@@ -285,6 +293,7 @@ export interface Schema {
   published_pointer: PublishedPointerTable;
   gen_sellers: GenSellersTable;
   gen_listings: GenListingsTable;
+  gen_listing_words: GenListingWordsTable;
   gen_market_daily: GenMarketDailyTable;
   gen_seller_daily: GenSellerDailyTable;
   gen_edge_periods: GenEdgePeriodsTable;

@@ -84,6 +84,28 @@ async function searchWords(db: Kysely<Schema>, q: string): Promise<string[]> {
   return rows[0]?.words ?? [];
 }
 
+/**
+ * A one-word search through the word's postings (gen_listing_words, migration 0015), read in
+ * score order from their index: it reads the rows of the page (and, with a filter, the rows it
+ * skips), not every listing that holds the word. The same rows and order as the general path.
+ */
+function oneWord(db: Kysely<Schema>, g: GenerationRow, word: string, p: DirectoryParams, offset: number) {
+  let q = db
+    .selectFrom('gen_listing_words as w')
+    .innerJoin('gen_listings as l', (join) => join.onRef('l.generation', '=', 'w.generation').onRef('l.listing_id', '=', 'w.listing_id'))
+    .select(GEN_LISTING_COLUMNS.map((c) => `l.${c}` as const))
+    .where('w.generation', '=', g.generation)
+    .where('w.word', '=', word);
+  if (p.category !== undefined) q = q.where('l.category', '=', p.category);
+  if (p.tier !== undefined) q = q.where('l.tier', '=', p.tier);
+  return q
+    .orderBy('w.score', 'desc')
+    .orderBy('w.listing_id')
+    .offset(offset)
+    .limit(p.limit + 1)
+    .execute();
+}
+
 /** A tsquery literal of one word (only letters and digits: nothing to escape but a quote). */
 const lexeme = (word: string, weight = '') => `'${word.replaceAll("'", "''")}'${weight ? `:${weight}` : ''}`;
 
@@ -120,12 +142,14 @@ async function readSearch(
   const rows =
     words.length === 0
       ? []
-      : await q
-          .orderBy(sql`${score}`, 'desc')
-          .orderBy('listing_id')
-          .offset(offset)
-          .limit(p.limit + 1)
-          .execute();
+      : words.length === 1
+        ? await oneWord(db, g, words[0]!, p, offset)
+        : await q
+            .orderBy(sql`${score}`, 'desc')
+            .orderBy('listing_id')
+            .offset(offset)
+            .limit(p.limit + 1)
+            .execute();
   const page = rows.slice(0, p.limit);
   const more = rows.length > p.limit;
   return {
