@@ -92,7 +92,9 @@ async function searchWords(db: Kysely<Schema>, q: string): Promise<string[]> {
 function oneWord(db: Kysely<Schema>, g: GenerationRow, word: string, p: DirectoryParams, offset: number) {
   let q = db
     .selectFrom('gen_listing_words as w')
-    .innerJoin('gen_listings as l', (join) => join.onRef('l.generation', '=', 'w.generation').onRef('l.listing_id', '=', 'w.listing_id'))
+    .innerJoin('gen_listings as l', (join) =>
+      join.onRef('l.generation', '=', 'w.generation').onRef('l.listing_id', '=', 'w.listing_id'),
+    )
     .select(GEN_LISTING_COLUMNS.map((c) => `l.${c}` as const))
     .where('w.generation', '=', g.generation)
     .where('w.word', '=', word);
