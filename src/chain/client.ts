@@ -2,7 +2,13 @@ import { createPublicClient, custom, http, type EIP1193RequestFn, type PublicCli
 import { redactUrl } from '../config/redact.ts';
 import { TallyError, TemporaryError } from '../lib/errors.ts';
 import { silentLogger, type Logger } from '../lib/log.ts';
-import { describeError, InvalidResponseError, retryAfterMs, shouldRetry } from './errors.ts';
+import { describeError, httpStatus, InvalidResponseError, retryAfterMs, rpcCode, shouldRetry } from './errors.ts';
+
+/** A provider saying "too many requests": HTTP 429, or the JSON-RPC codes providers use for it. */
+function isRateLimit(error: unknown): boolean {
+  const code = rpcCode(error);
+  return httpStatus(error) === 429 || code === 429 || code === -32005 || code === -32007;
+}
 import { createNodeFetch } from './node-fetch.ts';
 
 export interface ChainClientOptions {
@@ -44,6 +50,8 @@ export interface ChainClient {
   readonly hosts: readonly string[];
   request<T = unknown>(method: string, params: readonly unknown[], options?: RequestOptions<T>): Promise<T>;
   readonly viem: PublicClient;
+  /** Rate-limit answers (429, or a JSON-RPC rate-limit error) met so far: the sync's AdaptiveLimit reads it. */
+  readonly rateLimits: () => number;
 }
 
 /**
@@ -82,6 +90,7 @@ export function createChainClient(options: ChainClientOptions): ChainClient {
         .request as EIP1193RequestFn,
   );
   const checked: (Promise<void> | undefined)[] = urls.map(() => undefined);
+  let rateLimits = 0;
 
   /** Resolves once URL i is known to serve options.chainId; a failed check is tried again next time. */
   function checkChainId(i: number, signal: AbortSignal | undefined): Promise<void> {
@@ -119,6 +128,7 @@ export function createChainClient(options: ChainClientOptions): ChainClient {
           if (!shouldRetry(error)) {
             throw new TallyError(`RPC request ${method} failed: ${reason}`, { details: { host: hosts[i], method } });
           }
+          if (isRateLimit(error)) rateLimits++;
           log.warn({ host: hosts[i], method, round, reason }, 'rpc request failed, will retry');
           waitMs = Math.max(waitMs, retryAfterMs(error) ?? 0);
           last = error;
@@ -143,7 +153,7 @@ export function createChainClient(options: ChainClientOptions): ChainClient {
       { retryCount: 0 },
     ),
   }) as PublicClient;
-  return { chainId: options.chainId, hosts, request, viem };
+  return { chainId: options.chainId, hosts, request, viem, rateLimits: () => rateLimits };
 }
 
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {

@@ -180,6 +180,7 @@ export async function runCycle(
       log,
       stage,
       sync: {
+        concurrency: config.RPC_CONCURRENCY,
         ...(config.CONFIRMATIONS !== undefined ? { confirmations: config.CONFIRMATIONS } : {}),
         ...(finalBlock !== undefined ? { finalBlock } : {}),
         ...(options.signal ? { signal: options.signal } : {}),

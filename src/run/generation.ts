@@ -30,7 +30,7 @@ export interface SyncAndComputeOptions {
   methodVersion?: string;
   log?: Logger;
   /** Sync options a run adds (confirmations, finalBlock, signal, progress). */
-  sync?: Partial<Pick<SyncOptions, 'confirmations' | 'finalBlock' | 'signal' | 'onProgress'>>;
+  sync?: Partial<Pick<SyncOptions, 'concurrency' | 'confirmations' | 'finalBlock' | 'signal' | 'onProgress'>>;
   afterStep?: (step: string) => void | Promise<void>;
   /** Wraps the two stages (timing, hooks); default: runs them. */
   stage?: <T>(name: 'sync' | 'compute', work: () => Promise<T>) => Promise<T>;

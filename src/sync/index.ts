@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import pLimit from 'p-limit';
+import { AdaptiveLimit } from '../lib/adaptive-limit.ts';
 import {
   BlockCache,
   fetchPaymentLogs,
@@ -39,7 +40,7 @@ export interface SyncOptions {
   /** This run's value of ingest_seq: stamps added and removed rows. */
   runSeq: bigint;
   log?: Logger;
-  /** Concurrent RPC requests. Default 4. */
+  /** Most RPC requests in flight (RPC_CONCURRENCY); the sync starts at 4 and adapts below this. Default 4. */
   concurrency?: number;
   signal?: AbortSignal;
   /** The depth the as-of was resolved with, if any (reorgs are checked on every sync anyway). */
@@ -99,8 +100,13 @@ interface Batch {
 export async function syncChain(db: Kysely<Schema>, client: ChainClient, options: SyncOptions): Promise<SyncStats> {
   const log = options.log ?? silentLogger;
   const { asOf, runSeq } = options;
-  const limit = pLimit(options.concurrency ?? 4);
-  const run = <T>(fn: () => Promise<T>) => limit(fn);
+  // Requests in flight adapt to the provider: from 4 up to `concurrency` (RPC_CONCURRENCY),
+  // halved when a request met a rate limit (src/lib/adaptive-limit.ts).
+  const limit = new AdaptiveLimit(options.concurrency ?? 4);
+  const run = <T>(fn: () => Promise<T>) => {
+    const before = client.rateLimits?.() ?? 0;
+    return limit.run(fn, () => (client.rateLimits?.() ?? 0) > before);
+  };
   const failure = new AbortController();
   const signal = options.signal ? AbortSignal.any([options.signal, failure.signal]) : failure.signal;
   const sellers = [...new Set(options.sellers.map((s) => s.toLowerCase()))].sort();
