@@ -5,6 +5,7 @@ import { demoCatalogItems, mine, readCatalogItems, startDemoChain } from '../dev
 import { projectRoot } from '../lib/paths.ts';
 import type { CommandContext } from './context.ts';
 import { runOnce } from './run.ts';
+import { progressBar } from '../run/cycle.ts';
 import { makeSchedule } from './schedule.ts';
 import { startApi, untilAborted } from './serve.ts';
 import { openDatabase } from '../db/index.ts';
@@ -48,7 +49,18 @@ async function demoIn(ctx: CommandContext, dataDir: string, started: number): Pr
   mkdirSync(dataDir, { recursive: true });
   const catalog = path.join(dataDir, 'demo-catalog.json');
   writeFileSync(catalog, JSON.stringify({ resources: items }));
-  const chain = await startDemoChain({ log: ctx.log.child({ stage: 'devchain' }), catalogItems: items });
+  // The seeding takes 10-20 s: on a terminal, a progress line every 10% of the history.
+  let shown = -1;
+  const seedStarted = performance.now();
+  const onProgress = (done: number, total: number) => {
+    const tenth = Math.floor((done / total) * 10);
+    if (tenth === shown) return;
+    shown = tenth;
+    ctx.progress?.(
+      `seeding the demo chain ${progressBar(done, total, performance.now() - seedStarted).replace(' ranges', ' blocks')}`,
+    );
+  };
+  const chain = await startDemoChain({ log: ctx.log.child({ stage: 'devchain' }), catalogItems: items, onProgress });
   try {
     // The demo's own settings win over the environment: the chain and data are local.
     const env = { ...ctx.env, DATABASE_URL: undefined, AS_OF_BLOCK: undefined };

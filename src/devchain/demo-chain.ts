@@ -39,7 +39,12 @@ export interface DemoChain {
  * (default now). Offline. On failure the node is stopped before the error is thrown.
  */
 export async function startDemoChain(
-  options: { log?: Logger; catalogItems?: readonly unknown[]; asOfTs?: bigint } = {},
+  options: {
+    log?: Logger;
+    catalogItems?: readonly unknown[];
+    asOfTs?: bigint;
+    onProgress?: (done: number, total: number) => void;
+  } = {},
 ): Promise<DemoChain> {
   const log = options.log ?? silentLogger;
   const started = performance.now();
@@ -48,7 +53,12 @@ export async function startDemoChain(
   const anvil = await startAnvil({ timestamp: asOfTs - HISTORY_SECONDS - 86_400n, slotsInAnEpoch: 1, log });
   try {
     const dep = await deployUsdc(anvil.url);
-    const summary = await seedDemoEconomy(dep, { catalogItems, asOfTs, log });
+    const summary = await seedDemoEconomy(dep, {
+      catalogItems,
+      asOfTs,
+      log,
+      ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+    });
     log.info(
       { blocks: summary.head.number, transactions: summary.transactions, ms: Math.round(performance.now() - started) },
       'demo chain ready',

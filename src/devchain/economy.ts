@@ -77,6 +77,8 @@ export interface SeedOptions {
    */
   asOfTs?: bigint;
   log?: Logger;
+  /** Called after each mined block of the history (the demo's progress line). */
+  onProgress?: (done: number, total: number) => void;
 }
 
 /** ERC-1271 wallet that accepts any signature: returns isValidSignature's magic value 0x1626ba7e. */
@@ -134,7 +136,7 @@ export async function seedDemoEconomy(dep: UsdcDeployment, options: SeedOptions)
 
     let authorizations = 0;
     const nextNonce = (): Hex => keccak256(stringToBytes(`x402-tally demo authorization ${authorizations++}`));
-    for (const block of plan.blocks) {
+    for (const [index, block] of plan.blocks.entries()) {
       for (const tx of block.txs) {
         const facilitator = dep.roles.facilitators[transactions % dep.roles.facilitators.length]!;
         transactions++;
@@ -157,6 +159,7 @@ export async function seedDemoEconomy(dep: UsdcDeployment, options: SeedOptions)
       }
       await mineAt(dep.rpcUrl, block.timestamp);
       blocks++;
+      options.onProgress?.(index + 1, plan.blocks.length);
     }
     const pool = await rpcRequest<{ pending: string; queued: string }>(dep.rpcUrl, 'txpool_status', []);
     if (BigInt(pool.pending) + BigInt(pool.queued) !== 0n)

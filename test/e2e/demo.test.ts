@@ -12,6 +12,7 @@ describe('demo (what npm start runs)', () => {
   it('default: with no configuration it serves a populated API, and stops on the signal', async () => {
     const stop = new AbortController();
     const out: string[] = [];
+    const progress: string[] = [];
     let base = '';
     let listened!: () => void;
     const listening = new Promise<void>((resolve) => (listened = resolve));
@@ -22,7 +23,7 @@ describe('demo (what npm start runs)', () => {
         out: (l) => out.push(l),
         err: (l) => out.push(l),
         log: silentLogger,
-        progress: () => {},
+        progress: (line) => progress.push(line),
         signal: stop.signal,
         onListening: (url) => {
           base = url;
@@ -47,6 +48,9 @@ describe('demo (what npm start runs)', () => {
     // The demo keeps running every 60 s, and says so; its generation is fresh.
     expect(meta.cadence.interval_seconds).toBe(60);
     expect(meta.freshness.stale).toBe(false);
+    // The seeding shows its progress, up to every block of the history.
+    expect(progress.some((l) => /^seeding the demo chain \[#+\.*\] \d+\/\d+ blocks, ETA/.test(l))).toBe(true);
+    expect(progress.filter((l) => l.startsWith('seeding')).at(-1)).toMatch(/\[#{20}\] (\d+)\/\1 blocks/);
     const printed = out.join('\n');
     for (const line of [
       `web page        ${base}/`,
