@@ -6,10 +6,10 @@
  * or storage), at the same concurrency, for the bare RPC time.
  *
  *   TEST_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test npx tsx bench/indexer.ts
- *   (options: --payments N --sellers N --days N --concurrency N)
+ *   (options: --payments N --sellers N --days N --concurrency N --latency-ms N --block-time 2|0.2)
  */
 import { fork } from 'node:child_process';
-import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, openSync, readdirSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -28,16 +28,21 @@ const { values: args, positionals } = parseArgs({
     sellers: { type: 'string', default: '10000' },
     days: { type: 'string', default: '30' },
     concurrency: { type: 'string', default: '4' },
+    // A remote provider: every answer (sync and bare replay alike) waits this long.
+    'latency-ms': { type: 'string', default: '0' },
+    // 2 (Base before 2026-11-05) or 0.2 (since Denim: five blocks share each second's timestamp).
+    'block-time': { type: 'string', default: '2' },
   },
 });
 const PAYMENTS = Number(args.payments);
 const SELLERS = Number(args.sellers);
 const DAYS = Number(args.days);
-const BLOCK_TIME = 2;
+const BLOCK_TIME = Number(args['block-time']);
+const LATENCY_MS = Number(args['latency-ms']);
 const USDC = '0x833589fcd6edb6e08f4c7c32d4f71b54bda02913';
 const GENESIS = 1_760_000_400; // 00:20 UTC
 const WINDOW = 30 * 86_400;
-const HEAD = ((DAYS + 1) * 86_400) / BLOCK_TIME;
+const HEAD = Math.round(((DAYS + 1) * 86_400) / BLOCK_TIME);
 
 const seller = (i: number) => `0x5e11${i.toString(16).padStart(36, '0')}`;
 const payer = (i: number) => `0x9a7e${i.toString(16).padStart(36, '0')}`;
@@ -95,17 +100,23 @@ if (positionals[0] === 'serve') {
   // Kept as the parsed objects while the sync runs and serialized only at the hand-over, so that
   // recording costs the server no CPU during the timed sync that the bare replay does not pay.
   const recorded: unknown[][] = [];
-  const server = await serveJsonRpc((m, p) => {
-    if (m === 'eth_getLogs' && recording) recorded.push(p);
-    return chain.call(m, p);
-  });
+  const server = await serveJsonRpc(
+    (m, p) => {
+      if (m === 'eth_getLogs' && recording) recorded.push(p);
+      return chain.call(m, p);
+    },
+    { latencyMs: LATENCY_MS },
+  );
   let recording = true;
   process.on('message', (msg) => {
     if (msg === 'cpu') process.send!({ cpu: process.cpuUsage() });
     if (msg === 'calls') {
       recording = false;
       const file = path.join(os.tmpdir(), `x402-bench-calls-${process.pid}.ndjson`);
-      writeFileSync(file, recorded.map((p) => JSON.stringify(p)).join('\n'));
+      // Line by line: a post-Denim window's calls do not fit in one string.
+      const fd = openSync(file, 'w');
+      recorded.forEach((p, i) => writeSync(fd, `${i > 0 ? '\n' : ''}${JSON.stringify(p)}`));
+      closeSync(fd);
       process.send!({ file });
     }
   });
@@ -203,6 +214,9 @@ async function main() {
     storedOnce: payments === Number(check.rows[0]!.distinct_payments),
     expectedPayments: PAYMENTS,
     sellers: SELLERS,
+    blockTimeSeconds: BLOCK_TIME,
+    latencyMs: LATENCY_MS,
+    concurrency: Number(args.concurrency),
     blocks: HEAD + 1,
     ranges: stats.ranges,
     getLogsCalls: calls.length,

@@ -46,7 +46,8 @@ export class FakeChain {
   constructor(readonly options: FakeChainOptions) {}
 
   timestamp(n: number): number {
-    return this.options.genesisTimestamp + n * this.options.blockTime;
+    // Math.floor: with blocks of 0.2 s (Base since Denim), five consecutive blocks share a second.
+    return this.options.genesisTimestamp + Math.floor(n * this.options.blockTime);
   }
 
   hash(n: number): Hex {
@@ -211,7 +212,10 @@ export interface RpcServer {
 }
 
 /** Serves `handler` (one JSON-RPC call -> result) over HTTP on 127.0.0.1, single and batch requests. */
-export async function serveJsonRpc(handler: (method: string, params: unknown[]) => unknown): Promise<RpcServer> {
+export async function serveJsonRpc(
+  handler: (method: string, params: unknown[]) => unknown,
+  options: { latencyMs?: number } = {},
+): Promise<RpcServer> {
   const calls = new Map<string, number>();
   const answer = (req: { id: unknown; method: string; params?: unknown[] }) => {
     calls.set(req.method, (calls.get(req.method) ?? 0) + 1);
@@ -228,8 +232,13 @@ export async function serveJsonRpc(handler: (method: string, params: unknown[]) 
     req.on('end', () => {
       const body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
       const out = Array.isArray(body) ? body.map(answer) : answer(body);
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify(out));
+      const send = () => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(out));
+      };
+      // A remote provider's round trip (bench/indexer.ts --latency-ms).
+      if (options.latencyMs) setTimeout(send, options.latencyMs);
+      else send();
     });
   });
   server.keepAliveTimeout = 60_000;
