@@ -4,7 +4,6 @@ import path from 'node:path';
 import type { Address } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApi } from '../../src/api/index.ts';
-import { runCommand } from '../../src/cli/command.ts';
 import { openDatabase, type Database } from '../../src/db/index.ts';
 import {
   buyerAccount,
@@ -15,7 +14,7 @@ import {
   startAnvil,
   type AnvilInstance,
 } from '../../src/devchain/index.ts';
-import { silentLogger } from '../../src/lib/log.ts';
+import { tally, usdc, writeOneSellerCatalog } from '../helpers/e2e.ts';
 
 /**
  * Issue 12, findings 3 and 9, and issue 11's bundle boundary: bundles downloaded from the API are
@@ -23,20 +22,7 @@ import { silentLogger } from '../../src/lib/log.ts';
  * window of the manifest, and says when the constants are not those of the method version; a
  * malformed manifest is refused naming the field. Real anvil with Circle's USDC; embedded database.
  */
-const USDC = '0x833589fcd6edb6e08f4c7c32d4f71b54bda02913';
 const S1 = '0x5e11e50000000000000000000000000000000001' as Address;
-const usdc = (n: number) => BigInt(Math.round(n * 1_000_000));
-
-async function tally(argv: string[], env: Record<string, string | undefined>) {
-  const out: string[] = [];
-  const code = await runCommand(argv, env, {
-    out: (l) => out.push(l),
-    err: (l) => out.push(l),
-    log: silentLogger,
-    progress: () => {},
-  });
-  return { code, out: out.join('\n') };
-}
 
 let anvil: AnvilInstance;
 let dir: string;
@@ -50,25 +36,7 @@ beforeAll(async () => {
   for (const n of [0, 1, 2, 3, 4]) await settle(dep, { from: buyerAccount(n), to: S1, value: usdc(1 + n) });
   await mine(anvil.url, 3);
   dir = mkdtempSync(path.join(os.tmpdir(), 'tally-bundle-'));
-  const item = {
-    resource: 'https://seller1.example/api',
-    type: 'http',
-    x402Version: 1,
-    lastUpdated: '2025-10-01T00:00:00Z',
-    accepts: [
-      {
-        scheme: 'exact',
-        network: 'base',
-        maxAmountRequired: '10000',
-        resource: 'https://seller1.example/api',
-        payTo: S1,
-        asset: USDC,
-        maxTimeoutSeconds: 60,
-        description: 'x',
-      },
-    ],
-  };
-  writeFileSync(path.join(dir, 'catalog.json'), JSON.stringify({ resources: [item] }));
+  writeOneSellerCatalog(path.join(dir, 'catalog.json'), S1);
   env = {
     RPC_URL: anvil.url,
     CATALOG_SOURCE: path.join(dir, 'catalog.json'),

@@ -1,9 +1,8 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Address } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCommand } from '../../src/cli/command.ts';
 import { openDatabase } from '../../src/db/index.ts';
 import {
   buyerAccount,
@@ -16,35 +15,15 @@ import {
   type AnvilInstance,
   type UsdcDeployment,
 } from '../../src/devchain/index.ts';
-import { silentLogger } from '../../src/lib/log.ts';
 import { startFaultProxy, type FaultProxy } from '../chain/fault-proxy.ts';
-import { backends, freshDatabase, type TestDatabase } from '../helpers/db.ts';
+import { targetsFor, tally, usdc, writeOneSellerCatalog, type Target } from '../helpers/e2e.ts';
 
 /**
  * Issue 12, findings 1 and 2: a wrong chain, a provider that goes back in time, and an operator's
  * older as-of never change the live generation. Real anvil nodes running Circle's USDC; a fault
  * proxy in front of one of them lies about `finalized`. On PGlite and on Postgres.
  */
-const USDC = '0x833589fcd6edb6e08f4c7c32d4f71b54bda02913';
 const S1 = '0x5e11e50000000000000000000000000000000001' as Address;
-const usdc = (n: number) => BigInt(Math.round(n * 1_000_000));
-
-interface Target {
-  backend: 'pglite' | 'pg';
-  env: Record<string, string | undefined>;
-  database?: TestDatabase;
-}
-
-async function tally(argv: string[], env: Record<string, string | undefined>) {
-  const out: string[] = [];
-  const code = await runCommand(argv, env, {
-    out: (l) => out.push(l),
-    err: (l) => out.push(l),
-    log: silentLogger,
-    progress: () => {},
-  });
-  return { code, out: out.join('\n') };
-}
 
 let base: AnvilInstance; // chain 8453, the real one
 let otherChain: AnvilInstance; // chain id 1
@@ -93,34 +72,9 @@ beforeAll(async () => {
   proxy = await startFaultProxy(base.url);
 
   dir = mkdtempSync(path.join(os.tmpdir(), 'tally-trust-'));
-  const item = {
-    resource: 'https://seller1.example/api',
-    type: 'http',
-    x402Version: 1,
-    lastUpdated: '2025-10-01T00:00:00Z',
-    accepts: [
-      {
-        scheme: 'exact',
-        network: 'base',
-        maxAmountRequired: '10000',
-        resource: 'https://seller1.example/api',
-        payTo: S1,
-        asset: USDC,
-        maxTimeoutSeconds: 60,
-        description: 'x',
-      },
-    ],
-  };
-  writeFileSync(path.join(dir, 'catalog.json'), JSON.stringify({ resources: [item] }));
+  writeOneSellerCatalog(path.join(dir, 'catalog.json'), S1);
   const common = { RPC_URL: proxy.url, CATALOG_SOURCE: path.join(dir, 'catalog.json'), LOG_LEVEL: 'silent' };
-  for (const { backend } of backends()) {
-    if (backend === 'pg') {
-      const database = await freshDatabase('pg', { migrate: false });
-      targets.push({ backend, env: { ...common, DATABASE_URL: database.url }, database });
-    } else {
-      targets.push({ backend, env: { ...common, DATA_DIR: path.join(dir, 'data') } });
-    }
-  }
+  targets.push(...(await targetsFor(common, path.join(dir, 'data'))));
   for (const target of targets) {
     const { code, out } = await tally(['run'], target.env);
     expect(code, out).toBe(0);

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -18,7 +18,7 @@ import {
   type UsdcDeployment,
 } from '../../src/devchain/index.ts';
 import { startFaultProxy, type FaultProxy } from '../chain/fault-proxy.ts';
-import { backends, freshDatabase, type TestDatabase } from '../helpers/db.ts';
+import { targetsFor, usdc, writeOneSellerCatalog, type Target } from '../helpers/e2e.ts';
 
 /**
  * Issue 12, findings 4 and 5, through a fault proxy in front of a real anvil running Circle's USDC:
@@ -26,17 +26,9 @@ import { backends, freshDatabase, type TestDatabase } from '../helpers/db.ts';
  * logged; an answer over the size limit (plain or a gzip bomb) is answered by splitting the block
  * range, and the run publishes the right numbers.
  */
-const USDC = '0x833589fcd6edb6e08f4c7c32d4f71b54bda02913';
 const S1 = '0x5e11e50000000000000000000000000000000001' as Address;
-const usdc = (n: number) => BigInt(Math.round(n * 1_000_000));
 const KEY = 'SECRETKEY1234';
 const KEY2 = 'SECRET2XYZ';
-
-interface Target {
-  backend: 'pglite' | 'pg';
-  env: Record<string, string | undefined>;
-  database?: TestDatabase;
-}
 
 /** Runs a command with its stdout/stderr lines and its JSON log lines captured. */
 async function tally(argv: string[], env: Record<string, string | undefined>) {
@@ -88,25 +80,7 @@ beforeAll(async () => {
   }
   proxy = await startFaultProxy(anvil.url);
   dir = mkdtempSync(path.join(os.tmpdir(), 'tally-provider-'));
-  const item = {
-    resource: 'https://seller1.example/api',
-    type: 'http',
-    x402Version: 1,
-    lastUpdated: '2025-10-01T00:00:00Z',
-    accepts: [
-      {
-        scheme: 'exact',
-        network: 'base',
-        maxAmountRequired: '10000',
-        resource: 'https://seller1.example/api',
-        payTo: S1,
-        asset: USDC,
-        maxTimeoutSeconds: 60,
-        description: 'x',
-      },
-    ],
-  };
-  writeFileSync(path.join(dir, 'catalog.json'), JSON.stringify({ resources: [item] }));
+  writeOneSellerCatalog(path.join(dir, 'catalog.json'), S1);
   // The key sits in the path and in the query, as providers put it; the proxy takes any path.
   const common = {
     RPC_URL: `${proxy.url}/v2/${KEY}?apikey=${KEY2}`,
@@ -114,14 +88,7 @@ beforeAll(async () => {
     CONFIRMATIONS: '0',
     LOG_LEVEL: 'debug',
   };
-  for (const { backend } of backends()) {
-    if (backend === 'pg') {
-      const database = await freshDatabase('pg', { migrate: false });
-      targets.push({ backend, env: { ...common, DATABASE_URL: database.url }, database });
-    } else {
-      targets.push({ backend, env: { ...common, DATA_DIR: path.join(dir, `data-${targets.length}`) } });
-    }
-  }
+  targets.push(...(await targetsFor(common, path.join(dir, 'data'))));
 }, 180_000);
 
 afterAll(async () => {

@@ -1,0 +1,68 @@
+import { writeFileSync } from 'node:fs';
+import { runCommand } from '../../src/cli/command.ts';
+import { silentLogger } from '../../src/lib/log.ts';
+import { backends, freshDatabase, type TestDatabase } from './db.ts';
+
+export const USDC = '0x833589fcd6edb6e08f4c7c32d4f71b54bda02913';
+
+/** USDC as micro-USDC: usdc(1.5) = 1500000n. */
+export const usdc = (n: number) => BigInt(Math.round(n * 1_000_000));
+
+/** Runs one command line in process, with its output lines captured and logs silent. */
+export async function tally(
+  argv: string[],
+  env: Record<string, string | undefined>,
+): Promise<{ code: number; out: string }> {
+  const out: string[] = [];
+  const code = await runCommand(argv, env, {
+    out: (l) => out.push(l),
+    err: (l) => out.push(l),
+    log: silentLogger,
+    progress: () => {},
+  });
+  return { code, out: out.join('\n') };
+}
+
+/** Writes a catalog file of one Base USDC listing paid to `seller`. */
+export function writeOneSellerCatalog(file: string, seller: string): void {
+  const resource = 'https://seller1.example/api';
+  const accepts = [
+    {
+      scheme: 'exact',
+      network: 'base',
+      maxAmountRequired: '10000',
+      resource,
+      payTo: seller,
+      asset: USDC,
+      maxTimeoutSeconds: 60,
+      description: 'x',
+    },
+  ];
+  writeFileSync(
+    file,
+    JSON.stringify({
+      resources: [{ resource, type: 'http', x402Version: 1, lastUpdated: '2025-10-01T00:00:00Z', accepts }],
+    }),
+  );
+}
+
+/** Where a CLI test runs: the embedded database in a folder, or a Postgres schema of its own. */
+export interface Target {
+  backend: 'pglite' | 'pg';
+  env: Record<string, string | undefined>;
+  database?: TestDatabase;
+}
+
+/** One target per backend of backends(), each with `common` settings; `dataDir(i)` for the embedded one. */
+export async function targetsFor(common: Record<string, string>, dataDir: string): Promise<Target[]> {
+  const targets: Target[] = [];
+  for (const { backend } of backends()) {
+    if (backend === 'pg') {
+      const database = await freshDatabase('pg', { migrate: false });
+      targets.push({ backend, env: { ...common, DATABASE_URL: database.url }, database });
+    } else {
+      targets.push({ backend, env: { ...common, DATA_DIR: dataDir } });
+    }
+  }
+  return targets;
+}
