@@ -1,45 +1,114 @@
 /**
- * Benchmark: compute + publish of one generation with 1,000,000 verified payments, 10,000
- * sellers and 50,000 listings, next to a bare `select to, sum(value) ... group by to` over the
- * same rows in the same run.
+ * Benchmark: the method at the scale of real Base. A cold generation over PAYMENTS verified
+ * payments (default 1,000,000) paid to SELLERS sellers (default 50,000; one holds 40% of the
+ * payments, the rest a Zipf-like long tail) with post-Denim blocks (five per second), next to a
+ * bare `select to, sum(value) ... group by to` over the same rows in the same run. Then
+ * STEADY_RUNS steady-state generations (default 3), each 15 minutes later with 15 minutes of new
+ * payments at the window's average rate: the cron's run.
  *
- *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/test npx tsx bench/method.ts   # real Postgres
- *   npx tsx bench/method.ts                                                       # embedded PGlite
- *   PAYMENTS=200000 npx tsx bench/method.ts                                       # smaller run
+ *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test npx tsx bench/method.ts   # real Postgres
+ *   npx tsx bench/method.ts                                                             # embedded PGlite
+ *   PAYMENTS=10000000 BENCH_DATABASE_URL=... npx tsx bench/method.ts                    # 10M payments
+ *   VERIFY=1 ...   # also computes the last steady generation from scratch and compares every row
  *
- * Then a steady-state generation (method 2.0.0 reuses the closed-hour partials of the first):
- * the window slid by 15 minutes, with 15 minutes of new payments at the window's average rate.
- * Writes bench/out/method.json.
- *
- * On Postgres it works in a schema of its own (bench_method_<hex>), dropped at the end.
+ * Prices look like x402's: each seller charges one of three fixed prices per payment (a few
+ * dollars down to a tenth of a cent), and 1% of payments carry an arbitrary amount. Payers are
+ * drawn from 100,000 addresses. The load is one `insert ... select from generate_series` per
+ * table with the secondary indexes dropped and rebuilt after (a bulk load's usual shape).
+ * Writes bench/out/method.json. On Postgres it works in a schema of its own (bench_method_<hex>),
+ * dropped at the end unless KEEP is set. (DATABASE_URL is read too, for older notes.)
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { sql } from 'kysely';
+import { Writable } from 'node:stream';
+import { sql, type Kysely } from 'kysely';
+import { pino } from 'pino';
 import { openDatabase } from '../src/db/index.ts';
 import { migrate } from '../src/db/migrate.ts';
+import type { Schema } from '../src/db/schema.ts';
 import { createScratchSchema } from '../src/db/scratch-schema.ts';
-import { createLogger } from '../src/lib/log.ts';
-import { computeGeneration, loadMethodSteps, type MethodStep } from '../src/method/index.ts';
-import { publishGeneration } from '../src/publish/index.ts';
+import { computeGeneration } from '../src/method/index.ts';
+import { compareGenerationRows, formatDifference, publishGeneration, readGenerationRows } from '../src/publish/index.ts';
 
 const PAYMENTS = Number(process.env.PAYMENTS ?? 1_000_000);
-const SELLERS = Number(process.env.SELLERS ?? 10_000);
-const LISTINGS = Number(process.env.LISTINGS ?? 50_000);
+const SELLERS = Number(process.env.SELLERS ?? 50_000);
+const LISTINGS = Number(process.env.LISTINGS ?? Math.round(SELLERS * 1.2));
+const STEADY_RUNS = Number(process.env.STEADY_RUNS ?? 3);
 const AS_OF_TS = 1_767_268_800n; // 2026-01-01T12:00:00Z
 const AS_OF_BLOCK = 40_000_000n;
+const BLOCKS_PER_SECOND = 5n; // post-Denim: 200 ms blocks, five share each timestamp
+const WINDOW_BLOCKS = 2_592_000n * BLOCKS_PER_SECOND;
 const USDC = '0x833589fcd6edb6e08f4c7c32d4f71b54bda02913';
 
 let peakRss = 0;
 const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 50);
 
+// Hashes and addresses look like real ones (uniformly random hex, from sha256 of a counter), not
+// zero-padded counters: sorts and hash tables behave on them as on chain data.
+const hex = (tag: string, expr: string, chars: number) =>
+  `'0x' || left(encode(sha256(convert_to('${tag}' || (${expr}), 'UTF8')), 'hex'), ${chars})`;
+const seller = (expr: string) => hex('seller', expr, 40);
+/** A uniform number in [0, 1) from a counter and a salt (hashint8: a fixed hash in every Postgres). */
+const uniform = (expr: string, salt: number) => `((hashint8((${expr}) * 7 + ${salt})::bigint + 2147483648) / 4294967296.0)`;
+/** The seller index (1..SELLERS) of payment i: 40% seller 1, the rest log-uniform (Zipf, s = 1). */
+const sellerIndex = (i: string) =>
+  `(case when ${uniform(i, 1)} < 0.4 then 1
+         else 1 + floor(exp((${uniform(i, 2)}) * ln(${SELLERS})))::int end)`;
+/** The value of payment i to seller s: one of the seller's three prices, or (1%) any amount. */
+const value = (i: string, s: string) =>
+  `(case when ${uniform(i, 3)} < 0.01 then 1 + floor(${uniform(i, 4)} * 5000000)::bigint
+         else 100 * (1 + (abs(hashint8((${s}) * 3 + floor(${uniform(i, 5)} * 3)::bigint)) % 500)) end)`;
+
+/** Loads `count` payments, the i-th at block `blockExpr(i)`, with added_seq `seq`. */
+async function loadPayments(db: Kysely<Schema>, from: number, count: number, blockExpr: string, seq: number) {
+  await sql
+    .raw(
+      `
+    insert into usdc_transfers (tx_hash, log_index, block_hash, block_number, block_timestamp, from_address,
+                                to_address, value, added_seq, removed_seq, authorized)
+    select ${hex('tx', 'i', 64)}, 1, ${hex('block', 'b', 64)}, b,
+           ${AS_OF_TS} - (${AS_OF_BLOCK} - b) / ${BLOCKS_PER_SECOND},
+           ${hex('payer', `abs(hashint8(i * 7 + 6)) % 100000`, 40)}, ${seller('s')}, ${value('i', 's')}, ${seq}, null, true
+      from (select i, ${sellerIndex('i')} as s, ${blockExpr} as b
+              from generate_series(${from}, ${from + count - 1}) i) x;
+    insert into usdc_authorizations (tx_hash, log_index, block_hash, block_number, authorizer, nonce, added_seq, removed_seq)
+    select tx_hash, 0, block_hash, block_number, from_address, tx_hash, added_seq, null
+      from usdc_transfers where added_seq = ${seq};
+  `,
+    )
+    .execute(db);
+}
+
+/** Drops the secondary indexes of the fact tables and returns their definitions, to rebuild after a bulk load. */
+async function dropIndexes(db: Kysely<Schema>): Promise<string[]> {
+  const { rows } = await sql<{ name: string; def: string }>`
+    select indexname as name, indexdef as def from pg_indexes
+     where schemaname = current_schema() and tablename in ('usdc_transfers', 'usdc_authorizations')`.execute(db);
+  for (const r of rows) await sql`drop index ${sql.id(r.name)}`.execute(db);
+  return rows.map((r) => r.def);
+}
+
+/** A logger that keeps the method's per-step times. */
+function stepLogger() {
+  const steps: Record<string, number> = {};
+  const stream = new Writable({
+    write(chunk: Buffer, _enc, done) {
+      for (const line of chunk.toString().split('\n').filter(Boolean)) {
+        const o = JSON.parse(line) as { step?: string; ms?: number };
+        if (o.step && o.ms !== undefined) steps[o.step] = (steps[o.step] ?? 0) + o.ms; // two steps are named digests
+      }
+      done();
+    },
+  });
+  return { log: pino({ level: 'info' }, stream), steps };
+}
+
+const s = (ms: number) => +(ms / 1000).toFixed(3);
+
 async function main() {
-  const url = process.env.DATABASE_URL;
-  // On Postgres, a schema of its own (dropped at the end unless KEEP is set).
+  const url = process.env.BENCH_DATABASE_URL ?? process.env.DATABASE_URL;
   const scratch = url ? await createScratchSchema(url, 'bench_method') : undefined;
   if (scratch) console.error(`schema ${scratch.name}`);
-  const connection = scratch?.url;
-  // DATA_DIR: the embedded database on disk (as `run` uses it) instead of in memory.
-  const database = await openDatabase({ databaseUrl: connection, dataDir: process.env.DATA_DIR ?? null });
+  const database = await openDatabase({ databaseUrl: scratch?.url, dataDir: process.env.DATA_DIR ?? null });
   const { db } = database;
   await migrate(db);
 
@@ -56,122 +125,126 @@ async function main() {
     })
     .returning('snapshot_id')
     .executeTakeFirstOrThrow();
-  // Hashes and addresses look like real ones (uniformly random hex, from sha256 of a counter), not
-  // zero-padded counters: sorts and hash tables behave on them as on chain data (a shared
-  // '0x000000..' prefix would defeat Postgres' abbreviated sort keys).
-  const hex = (tag: string, expr: string, chars: number) =>
-    `'0x' || left(encode(sha256(convert_to('${tag}' || (${expr}), 'UTF8')), 'hex'), ${chars})`;
-  const seller = (expr: string) => hex('seller', expr, 40);
   await sql
     .raw(
       `
     insert into catalog_listings
     select ${snapshot.snapshot_id}, encode(sha256(convert_to('listing' || i, 'UTF8')), 'hex'), i, 0, 'https://s' || i || '.example.com/api', 'base', 'eip155:8453',
-           ${seller(`i % ${SELLERS} + 1`)}, '${USDC}', 'base_usdc', ${seller(`i % ${SELLERS} + 1`)}, 'Listing ' || i, null,
+           ${seller(`(i - 1) % ${SELLERS} + 1`)}, '${USDC}', 'base_usdc', ${seller(`(i - 1) % ${SELLERS} + 1`)}, 'Listing ' || i, null,
            (array['inference','data-access','other','search-retrieval','media-generation'])[i % 5 + 1], 'auto'
       from generate_series(1, ${LISTINGS}) i;
-    -- payments spread over the 30-day window; a block every 2 s ending at the as-of block
-    insert into usdc_transfers
-    select ${hex('tx', 'i', 64)}, 1, ${hex('block', 'b', 64)}, b, ${AS_OF_TS} - (${AS_OF_BLOCK} - b) * 2,
-           ${hex('payer', 'i % 50000', 40)}, ${seller(`i % ${SELLERS} + 1`)}, 1000 + i % 99991, 1, null, true
-      from (select i, ${AS_OF_BLOCK} - (i::bigint * 1296000 / ${PAYMENTS}) as b from generate_series(1, ${PAYMENTS}) i) s;
-    insert into usdc_authorizations
-    select tx_hash, 0, block_hash, block_number, from_address, tx_hash, 1, null from usdc_transfers;
     insert into seller_coverage
     select ${seller('s')}, 0, 0, ${AS_OF_BLOCK} from generate_series(1, ${SELLERS}) s;
   `,
     )
     .execute(db);
+  const indexes = database.backend === 'pg' ? await dropIndexes(db) : [];
+  // payments spread evenly over the 30-day window ending at the as-of block
+  const CHUNK = 1_000_000;
+  for (let from = 1; from <= PAYMENTS; from += CHUNK) {
+    const count = Math.min(CHUNK, PAYMENTS - from + 1);
+    await loadPayments(db, from, count, `${AS_OF_BLOCK} - (i::bigint * ${WINDOW_BLOCKS} / ${PAYMENTS})`, 1);
+    console.error(`loaded ${from + count - 1} payments, ${s(performance.now() - t0)} s`);
+  }
+  for (const def of indexes) await sql.raw(def).execute(db);
   // The facts of a real window were written over 30 days and long since vacuumed (hint bits set,
   // statistics current); without this the first scan of the method pays for writing hint bits.
   await sql`vacuum analyze`.execute(db);
   const loadMs = performance.now() - t0;
+  console.error(`load ${s(loadMs)} s`);
 
   const t1 = performance.now();
   const bare = await sql`select to_address, sum(value) from usdc_transfers group by to_address`.execute(db);
   const bareMs = performance.now() - t1;
 
-  // SPLIT_STEPS: one logged step per SQL statement (to see where a step's time goes).
-  const split = (steps: MethodStep[]) =>
-    steps.flatMap((st) =>
-      st.sql
-        .split(/;\s*\n/)
-        .filter((q) => /\S/.test(q.replace(/--.*$/gm, '')))
-        .map((q, i) => ({
-          ...st,
-          name: `${st.name}#${i + 1} ${q.replace(/--.*$/gm, '').trim().split('\n')[0]!.slice(0, 60)}`,
-          sql: q,
-        })),
-    );
+  const cold = stepLogger();
   const t2 = performance.now();
   const generation = await computeGeneration(db, {
     runSeq: 1n,
     asOf: { number: AS_OF_BLOCK, hash: `0x${'ab'.repeat(32)}`, timestamp: AS_OF_TS },
     catalogSnapshotId: snapshot.snapshot_id,
     sources: [],
-    // METHOD_DIR: try a variant of sql/method (e.g. other planner settings) on the same data.
-    ...(process.env.METHOD_DIR ? { steps: loadMethodSteps(undefined, process.env.METHOD_DIR) } : {}),
-    ...(process.env.SPLIT_STEPS ? { steps: split(loadMethodSteps(undefined, process.env.METHOD_DIR)) } : {}),
-    log: createLogger(process.env.LOG_LEVEL ?? 'info'),
+    log: cold.log,
   });
-  const computeMs = performance.now() - t2;
+  const coldMs = performance.now() - t2;
   const t3 = performance.now();
   await publishGeneration(db, generation);
   const publishMs = performance.now() - t3;
+  console.error(`cold ${s(coldMs)} s`, cold.steps);
 
-  // Steady state: 15 minutes later, 15 minutes of new payments (a block every 2 s: 450 blocks).
-  const newPayments = Math.round(PAYMENTS / 2880);
-  await sql
-    .raw(
-      `
-    insert into usdc_transfers
-    select ${hex('tx2', 'i', 64)}, 1, ${hex('block', 'b', 64)}, b, ${AS_OF_TS} - (${AS_OF_BLOCK} - b) * 2,
-           ${hex('payer', 'i % 50000', 40)}, ${seller(`i % ${SELLERS} + 1`)}, 1000 + i % 99991, 2, null, true
-      from (select i, ${AS_OF_BLOCK} + 1 + (i::bigint * 449 / ${Math.max(newPayments, 1)}) as b from generate_series(1, ${newPayments}) i) s;
-    insert into usdc_authorizations
-    select tx_hash, 0, block_hash, block_number, from_address, tx_hash, 2, null from usdc_transfers where added_seq = 2;
-    update seller_coverage set to_block = ${AS_OF_BLOCK + 450n};
-  `,
-    )
-    .execute(db);
-  await sql`analyze usdc_transfers`.execute(db);
-  const t4 = performance.now();
-  const steady = await computeGeneration(db, {
-    ...(process.env.SPLIT_STEPS ? { steps: split(loadMethodSteps()) } : {}),
-    runSeq: 2n,
-    asOf: { number: AS_OF_BLOCK + 450n, hash: `0x${'cd'.repeat(32)}`, timestamp: AS_OF_TS + 900n },
-    catalogSnapshotId: snapshot.snapshot_id,
-    sources: [],
-    log: createLogger(process.env.LOG_LEVEL ?? 'info'),
-  });
-  const steadyMs = performance.now() - t4;
-  await publishGeneration(db, steady);
+  // Steady state: every 15 minutes, 15 minutes of new payments (4,500 blocks).
+  const perRun = Math.max(1, Math.round(PAYMENTS / 2880));
+  const steadyMs: number[] = [];
+  const steadySteps: Record<string, number>[] = [];
+  let last = generation;
+  for (let run = 1; run <= STEADY_RUNS; run++) {
+    const base = AS_OF_BLOCK + BigInt(run - 1) * 4500n;
+    await loadPayments(db, PAYMENTS + (run - 1) * perRun + 1, perRun, `${base} + 1 + ((i - ${PAYMENTS + (run - 1) * perRun + 1})::bigint * 4499 / ${perRun})`, run + 1);
+    await sql`update seller_coverage set to_block = ${base + 4500n}`.execute(db);
+    await sql`analyze usdc_transfers`.execute(db);
+    const steady = stepLogger();
+    const t4 = performance.now();
+    last = await computeGeneration(db, {
+      runSeq: BigInt(run + 1),
+      asOf: { number: base + 4500n, hash: `0x${run.toString(16).padStart(64, 'c')}`, timestamp: AS_OF_TS + BigInt(run) * 900n },
+      catalogSnapshotId: snapshot.snapshot_id,
+      sources: [],
+      log: steady.log,
+    });
+    steadyMs.push(performance.now() - t4);
+    steadySteps.push(steady.steps);
+    await publishGeneration(db, last);
+    console.error(`steady ${run}: ${s(steadyMs.at(-1)!)} s`, steady.steps);
+  }
+
+  let verified: string | undefined;
+  if (process.env.VERIFY) {
+    // The same generation from scratch: without the accumulators and partials, all from the facts.
+    const asOf = await db.selectFrom('generations').selectAll().where('generation', '=', last).executeTakeFirstOrThrow();
+    for (const t of ['acc_state', 'acc_market_state', 'part_state', 'part_sellers'] as const) await db.deleteFrom(t).execute();
+    const again = await computeGeneration(db, {
+      runSeq: asOf.run_seq,
+      asOf: { number: asOf.as_of_block, hash: asOf.as_of_block_hash as `0x${string}`, timestamp: asOf.as_of_ts },
+      catalogSnapshotId: snapshot.snapshot_id,
+      sources: [],
+    });
+    const differences = compareGenerationRows(await readGenerationRows(db, last), await readGenerationRows(db, again));
+    verified = differences.length === 0 ? 'identical' : differences.slice(0, 5).map(formatDifference).join('; ');
+    console.error(`verify: steady generation ${last} vs from scratch ${again}: ${verified}`);
+  }
 
   const check = await db
     .selectFrom('gen_sellers')
-    .select((eb) => [eb.fn.sum<bigint>('payments_30d').as('payments'), eb.fn.countAll<bigint>().as('sellers')])
+    .select((eb) => [
+      eb.fn.sum<bigint>('payments_30d').as('payments'),
+      eb.fn.max<number>('payments_30d').as('top'),
+      eb.fn.countAll<bigint>().as('sellers'),
+    ])
     .where('generation', '=', generation)
     .executeTakeFirstOrThrow();
   clearInterval(sampler);
-  const total = computeMs + publishMs;
+  const sorted = [...steadyMs].sort((a, b) => a - b);
   const result = {
     backend: database.backend,
     payments: PAYMENTS,
     sellers: SELLERS,
     listings: LISTINGS,
     counted_payments: Number(check.payments),
+    top_seller_payments: Number(check.top),
     counted_sellers: Number(check.sellers),
     bare_groups: bare.rows.length,
-    load_s: +(loadMs / 1000).toFixed(2),
-    bare_aggregate_s: +(bareMs / 1000).toFixed(3),
-    compute_s: +(computeMs / 1000).toFixed(3),
-    publish_s: +(publishMs / 1000).toFixed(3),
-    compute_plus_publish_s: +(total / 1000).toFixed(3),
-    ratio_to_bare: +(total / bareMs).toFixed(1),
-    cold_s: +(computeMs / 1000).toFixed(3),
-    steady_s: +(steadyMs / 1000).toFixed(3),
-    steady_new_payments: newPayments,
-    node_peak_rss_mb: Math.round(peakRss / 2 ** 20),
+    load_s: s(loadMs),
+    bare_aggregate_s: s(bareMs),
+    cold_s: s(coldMs),
+    publish_s: s(publishMs),
+    cold_ratio_to_bare: +(coldMs / bareMs).toFixed(1),
+    steady_new_payments: perRun,
+    steady_runs_s: steadyMs.map(s),
+    steady_s: s(sorted[Math.floor((sorted.length - 1) / 2)]!),
+    steady_ratio_to_cold: +(sorted[Math.floor((sorted.length - 1) / 2)]! / coldMs).toFixed(4),
+    cold_steps_ms: cold.steps,
+    steady_steps_ms: steadySteps.at(-1),
+    verify: verified ?? null,
     peak_rss_mb: Math.round(peakRss / 2 ** 20),
   };
   console.log(JSON.stringify(result, null, 2));

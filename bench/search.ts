@@ -68,24 +68,33 @@ try {
       with recursive d(n, s) as (select n, '' union all select n / 36, substr('0123456789abcdefghijklmnopqrstuvwxyz', n % 36 + 1, 1) || s from d where n > 0)
       select case when $1 = 0 then '0' else (select s from d where n = 0) end $$;
     select setseed(0.42);
-    update gen_listings
+    update catalog_listings
        set title = (select string_agg(${zipf}, ' ') from generate_series(1, 3) g where g > 0 * length(listing_id)),
-           description = (select string_agg(${zipf}, ' ') from generate_series(1, 12) g where g > 0 * length(listing_id));
-    -- gen_listings rows are never updated in production; after this rewrite the postings are
-    -- built again as the insert trigger (migration 0015) builds them.
-    delete from gen_listing_words where generation = 1;
-    insert into gen_listing_words (generation, word, score, listing_id)
-    select l.generation, w.lexeme,
+           description = (select string_agg(${zipf}, ' ') from generate_series(1, 12) g where g > 0 * length(listing_id))
+     where snapshot_id = (select catalog_snapshot_id from generations where generation = 1);
+    update gen_listings l
+       set title = c.title, description = c.description
+      from catalog_listings c
+     where l.generation = 1
+       and c.snapshot_id = (select catalog_snapshot_id from generations where generation = 1)
+       and c.listing_id = l.listing_id;
+    -- catalog rows are never updated in production; after this rewrite the postings are built
+    -- again as the insert trigger (migration 0017) builds them.
+    delete from catalog_listing_words;
+    insert into catalog_listing_words (snapshot_id, word, score, listing_id)
+    select c.snapshot_id, w.lexeme,
            (case when 'A' = any(w.weights) then 4 else 0 end + case when 'B' = any(w.weights) then 2 else 0 end
           + case when 'C' = any(w.weights) then 1 else 0 end)::smallint,
-           l.listing_id
-      from gen_listings l, unnest(l.search_doc) w where l.generation = 1;
+           c.listing_id
+      from catalog_listings c, unnest(c.search_doc) w
+     where c.snapshot_id = (select catalog_snapshot_id from generations where generation = 1);
+    analyze catalog_listings;
     analyze gen_listings;
-    analyze gen_listing_words;`,
+    analyze catalog_listing_words;`,
     )
     .execute(database.db);
   const counts = await sql<{ w: string; n: number }>`
-    select w, count(*)::int as n from gen_listings, unnest(tsvector_to_array(search_doc)) w where generation = 1 and w like 'w%x' group by w order by n desc`.execute(
+    select w, count(*)::int as n from catalog_listings, unnest(tsvector_to_array(search_doc)) w where snapshot_id = (select catalog_snapshot_id from generations where generation = 1) and w like 'w%x' group by w order by n desc`.execute(
     database.db,
   );
   console.error(

@@ -87,6 +87,15 @@ export async function seedBenchGeneration(
            case when i % 10 = 0 then null else 123456789 + i end, case when i % 10 = 0 then null else 10000 + i end,
            case when i % 10 = 0 then null else 0 end, null, case when i % 10 = 0 then 0 else 3 end
       from generate_series(1, ${opts.listings}) as i`.execute(db);
+  // The snapshot's catalog rows, the listings' text: search reads its words there (migration 0017).
+  await sql`
+    insert into catalog_listings (snapshot_id, listing_id, item_index, accept_index, resource_url, network,
+                                  canonical_network, pay_to, asset, verifiability, seller_address, title,
+                                  description, category, category_source)
+    select ${snapshot.snapshot_id}, listing_id, row_number() over (order by listing_id), 0, resource_url, network,
+           network, coalesce(seller_address, 'pay-' || listing_id), 'usdc', verifiability, seller_address, title,
+           description, category, category_source
+      from gen_listings where generation = 1`.execute(db);
   await sql`
     insert into gen_market_daily
     select 1, (current_date - d)::date, 1000 + d, 1000000000 + d, 100 + d, 50 + d, 10000 + d, ${opts.sellers}, ${opts.listings}

@@ -1,5 +1,6 @@
--- Method step 2: per-seller metrics over the verified payments in the window, evidence
--- state, tier, farm flags and reasons, and the ranking. The seller's evidence digest comes from
+-- Method step 2: per-seller metrics over the verified payments in the window (kept by step 1a in
+-- acc_sellers: count, sum, distinct payers, lower median, top payer's sum), evidence state, tier,
+-- farm flags and reasons, and the ranking. The seller's evidence digest comes from
 -- m_seller_digests, built by the version's own digest step (sql/method/<version>/01b_digests.sql).
 
 insert into gen_sellers (
@@ -7,46 +8,20 @@ insert into gen_sellers (
   verified_revenue_30d_micro, median_payment_30d_micro, evidence_state, tier, farm_flag,
   farm_reasons, rank, categories, evidence_sha256, first_payment_ts, last_payment_ts,
   first_block, last_block)
--- (m_payments is read twice below rather than through a shared CTE: a CTE used twice would be
--- copied once more in full)
-with per_seller as (
-  select seller_id,
-         count(*)::int                                          as payments,
-         sum(value)                                             as revenue,
-         -- lower median: the smallest value whose cumulative share reaches one half
-         percentile_disc(0.5) within group (order by value)     as median,
-         min(block_timestamp)                                   as first_ts,
-         max(block_timestamp)                                   as last_ts,
-         min(block_number)                                      as first_block,
-         max(block_number)                                      as last_block
-    from m_payments
-   where in_window
-   group by seller_id
-),
--- one row per (seller, payer): gives both the distinct payer count and the top payer's sum
-per_payer as (
-  select seller_id, count(*)::int as payers, max(payer_sum) as top_sum
-    from (select seller_id, payer, sum(value) as payer_sum
-            from m_payments
-           where in_window
-           group by seller_id, payer) by_payer
-   group by seller_id
-),
-metrics as (
+with metrics as (
   select c.seller_id,
          c.seller_address,
          c.listing_count,
          c.categories,
-         coalesce(p.payments, 0)                                as payments,
-         coalesce(t.payers, 0)                                  as payers,
-         coalesce(p.revenue, 0)                                 as revenue,
-         p.median,
-         p.first_ts, p.last_ts, p.first_block, p.last_block,
+         a.payments::int                                        as payments,
+         a.payers::int                                          as payers,
+         a.revenue,
+         a.median,
+         a.first_ts, a.last_ts, a.first_block, a.last_block,
          coalesce(d.digest, encode(sha256(''::bytea), 'hex'))   as digest,
-         coalesce(t.top_sum, 0)                                 as top_sum
+         a.top_sum
     from m_catalog_sellers c
-    left join per_seller p using (seller_id)
-    left join per_payer t using (seller_id)
+    join acc_sellers a on a.seller_address = c.seller_address
     left join m_seller_digests d using (seller_id)
 ),
 judged as (

@@ -3,10 +3,32 @@
 -- starts no earlier than the UTC day holding the window start (market_from_ts), and every seller
 -- of the catalog is indexed from D_start (seller_coverage.from_ts <= D_start) up to the as-of
 -- block. Days with no payment are rows of zeros.
+--
+-- A publishable day has ended, so its numbers change only when its facts change or the catalog's
+-- sellers do: each is computed once into acc_market_days (migration 0016) and read from there by
+-- later runs. The cache is emptied when the sellers change or the facts go back (a run at an
+-- older seq), and a day is dropped from it when a fact of that day was added or removed since.
 
-insert into gen_market_daily (
-  generation, day, payments, volume_micro, payers, sellers_paid, median_payment_micro,
-  tracked_sellers, tracked_listings)
+create temp table m_mkt on commit drop as
+select x.*,
+       s.checked_seq is null
+         or s.checked_seq > (select run_seq from m_gen)
+         or s.sellers_key <> x.sellers_key                           as reset,
+       coalesce(s.checked_seq, 0)                                    as checked_seq
+  from (select encode(sha256(convert_to(
+                 coalesce(string_agg(seller_address, ',' order by seller_address), ''), 'UTF8')), 'hex') as sellers_key
+          from m_catalog_sellers) x
+  left join acc_market_state s on true;
+
+delete from acc_market_days where (select reset from m_mkt);
+
+delete from acc_market_days
+ where day_start in (select t.block_timestamp - t.block_timestamp % 86400
+                       from usdc_transfers t
+                      where (t.added_seq > (select checked_seq from m_mkt) and t.added_seq <= (select run_seq from m_gen))
+                         or (t.removed_seq > (select checked_seq from m_mkt) and t.removed_seq <= (select run_seq from m_gen)));
+
+create temp table m_market_days on commit drop as
 with coverage as (
   -- the latest start among the sellers' coverage; null when some seller is not covered up to
   -- the as-of block (then no day is publishable)
@@ -21,38 +43,55 @@ with coverage as (
                             from seller_coverage sc
                             join m_catalog_sellers c using (seller_address)), 0)
          end as covered_from_ts
-),
-days as (
-  select d.day_start
-    from m_gen g
-   cross join coverage
-   cross join lateral generate_series(g.market_from_ts, g.as_of_ts - 86400, 86400::bigint) as d(day_start)
-   where coverage.covered_from_ts is not null
-     and d.day_start >= coverage.covered_from_ts
-),
-per_day as (
-  select block_timestamp - block_timestamp % 86400                      as day_start,
-         count(*)::int                                                  as payments,
-         sum(value)                                                     as volume,
-         count(distinct payer)::int                                     as payers,
-         count(distinct seller_id)::int                                as sellers_paid,
-         percentile_disc(0.5) within group (order by value)             as median
-    from m_payments
-   group by 1
-),
-tracked as (
-  select count(*)::int as sellers, coalesce(sum(listing_count), 0)::int as listings
-    from m_catalog_sellers
 )
+select d.day_start
+  from m_gen g
+ cross join coverage
+ cross join lateral generate_series(g.market_from_ts, g.as_of_ts - 86400, 86400::bigint) as d(day_start)
+ where coverage.covered_from_ts is not null
+   and d.day_start >= coverage.covered_from_ts;
+
+-- The publishable days not in the cache, from the facts (the whole day: it has ended).
+insert into acc_market_days (day_start, payments, volume_micro, payers, sellers_paid, median_micro)
+select d.day_start,
+       count(p.value)::int,
+       coalesce(sum(p.value), 0),
+       count(distinct p.payer)::int,
+       count(distinct p.seller_address)::int,
+       percentile_disc(0.5) within group (order by p.value)
+  from m_market_days d
+  left join (select t.block_timestamp - t.block_timestamp % 86400 as day_start, t.payer collate "C" as payer,
+                    t.seller_address, t.value
+               from verified_transfers t
+               join m_catalog_sellers c on c.seller_address = t.seller_address
+              where t.block_timestamp >= (select min(day_start) from m_market_days
+                                           where day_start not in (select day_start from acc_market_days))
+                and t.block_timestamp < (select max(day_start) + 86400 from m_market_days
+                                          where day_start not in (select day_start from acc_market_days))
+                and t.block_number <= (select as_of_block from m_gen)
+                and t.added_seq <= (select run_seq from m_gen)
+                and (t.removed_seq is null or t.removed_seq > (select run_seq from m_gen))) p
+    on p.day_start = d.day_start
+ where d.day_start not in (select day_start from acc_market_days)
+ group by d.day_start;
+
+delete from acc_market_state;
+insert into acc_market_state (checked_seq, sellers_key)
+select (select run_seq from m_gen), sellers_key from m_mkt;
+
+insert into gen_market_daily (
+  generation, day, payments, volume_micro, payers, sellers_paid, median_payment_micro,
+  tracked_sellers, tracked_listings)
 select (select generation from m_gen),
        (to_timestamp(d.day_start) at time zone 'UTC')::date,
-       coalesce(p.payments, 0),
-       coalesce(p.volume, 0),
-       coalesce(p.payers, 0),
-       coalesce(p.sellers_paid, 0),
-       p.median,
+       m.payments,
+       m.volume_micro,
+       m.payers,
+       m.sellers_paid,
+       m.median_micro,
        t.sellers,
        t.listings
-  from days d
-  left join per_day p using (day_start)
- cross join tracked t;
+  from m_market_days d
+  join acc_market_days m using (day_start)
+ cross join (select count(*)::int as sellers, coalesce(sum(listing_count), 0)::int as listings
+               from m_catalog_sellers) t;

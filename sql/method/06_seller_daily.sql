@@ -1,20 +1,39 @@
 -- Step 6: the daily series of each seller (SPEC section 2, "Daily series"): one row per UTC day
 -- on which the seller has at least one verified payment in the window, with that day's payments,
 -- revenue and distinct payers. The window's two edge days are partial: only in-window payments.
+--
+-- The rows are shared between generations (seller_daily_rows, migration 0016): a row serves the
+-- generations gen_from <= g < gen_to. This run closes the rows of the (seller, day) pairs whose
+-- payments changed in step 1a (all of them in a cold run) and of the sellers that left the
+-- catalog, and adds the new rows of those pairs from acc_day_payers.
 
-insert into gen_seller_daily (generation, seller_address, day, payments, revenue_micro, payers)
-select (select generation from m_gen),
-       c.seller_address,
-       (to_timestamp(d.day_start) at time zone 'UTC')::date,
-       d.payments,
-       d.revenue,
-       d.payers
-  from (select seller_id,
-               block_timestamp - block_timestamp % 86400 as day_start,
-               count(*)::int                              as payments,
-               sum(value)                                 as revenue,
-               count(distinct payer)::int                 as payers
-          from m_payments
-         where in_window
-         group by 1, 2) d
-  join m_catalog_sellers c using (seller_id);
+update seller_daily_rows
+   set gen_to = (select generation from m_gen)
+ where gen_to is null
+   and (select reset from m_acc);
+
+set local enable_nestloop = on;
+update seller_daily_rows r
+   set gen_to = (select generation from m_gen)
+  from m_changed_days c
+ where not (select reset from m_acc)
+   and r.gen_to is null
+   and r.seller_address = c.seller_address
+   and r.day = (to_timestamp(c.day_start) at time zone 'UTC')::date;
+update seller_daily_rows r
+   set gen_to = (select generation from m_gen)
+  from m_removed_sellers s
+ where r.gen_to is null
+   and r.seller_address = s.seller_address collate "default";
+
+insert into seller_daily_rows (seller_address, day, payments, revenue_micro, payers, gen_from)
+select a.seller_address,
+       (to_timestamp(a.day_start) at time zone 'UTC')::date,
+       sum(a.n)::int,
+       sum(a.total),
+       count(*)::int,
+       (select generation from m_gen)
+  from m_changed_days c
+  join acc_day_payers a on a.seller_address = c.seller_address and a.day_start = c.day_start
+ group by a.seller_address, a.day_start;
+set local enable_nestloop = off;

@@ -40,6 +40,8 @@ export interface CatalogListingsTable {
   description: string | null;
   category: string;
   category_source: 'auto' | 'seller_asserted';
+  /** The search document (sql/migrations/0017), derived by the database from title, description and resource_url. */
+  search_doc: ColumnType<string, never, never>;
 }
 
 export interface CatalogRejectsTable {
@@ -158,11 +160,7 @@ export interface GenListingsTable {
   sibling_listings: number;
 }
 
-/**
- * The columns of a gen_listings row: every column but `search_doc`, the stored search document
- * (migration 0014) that the database derives from title, description and resource_url. Select
- * these rather than `*`, so no reader or bundle carries the derived column.
- */
+/** The columns of a gen_listings row, in the order of the contract's listing rows. */
 export const GEN_LISTING_COLUMNS = [
   'generation',
   'listing_id',
@@ -183,9 +181,9 @@ export const GEN_LISTING_COLUMNS = [
   'sibling_listings',
 ] as const satisfies readonly (keyof GenListingsTable)[];
 
-/** Search postings (sql/migrations/0015): written by a trigger with gen_listings. */
-export interface GenListingWordsTable {
-  generation: number;
+/** Search postings of a catalog snapshot (sql/migrations/0017): written by a trigger with catalog_listings. */
+export interface CatalogListingWordsTable {
+  snapshot_id: Int8;
   word: string;
   score: number;
   listing_id: string;
@@ -266,6 +264,64 @@ export interface PartHoursTable {
   gen_to: number | null;
 }
 
+/** The window's accumulators (sql/migrations/0016): derived data kept by sql/method/01a_window.sql. */
+export interface AccStateTable {
+  id: ColumnType<boolean, boolean | undefined, boolean>;
+  checked_seq: bigint;
+  window_start_ts: bigint;
+  as_of_ts: bigint;
+  as_of_block: bigint;
+}
+export interface AccSellersTable {
+  seller_address: string;
+  payments: bigint;
+  revenue: Micro;
+  payers: bigint;
+  top_sum: Micro;
+  median: Micro | null;
+  first_ts: bigint | null;
+  last_ts: bigint | null;
+  first_block: bigint | null;
+  last_block: bigint | null;
+}
+export interface AccValuesTable {
+  seller_address: string;
+  value: Micro;
+  n: bigint;
+}
+export interface AccPayersTable {
+  seller_address: string;
+  payer: string;
+  n: bigint;
+  total: Micro;
+}
+export interface AccDayPayersTable extends AccPayersTable {
+  day_start: bigint;
+}
+export interface AccMarketDaysTable {
+  day_start: bigint;
+  payments: number;
+  volume_micro: Micro;
+  payers: number;
+  sellers_paid: number;
+  median_micro: Micro | null;
+}
+export interface AccMarketStateTable {
+  id: ColumnType<boolean, boolean | undefined, boolean>;
+  checked_seq: bigint;
+  sellers_key: string;
+}
+/** The daily series shared between generations (sql/migrations/0016): serves gen_from <= g < gen_to. */
+export interface SellerDailyRowsTable {
+  seller_address: string;
+  day: ColumnType<string, string, string>;
+  payments: number;
+  revenue_micro: Micro;
+  payers: number;
+  gen_from: number;
+  gen_to: number | null;
+}
+
 /** The read-only view of verified payments per generation (sql/migrations/0002). */
 export interface GenerationPaymentsView {
   generation: number;
@@ -293,7 +349,7 @@ export interface Schema {
   published_pointer: PublishedPointerTable;
   gen_sellers: GenSellersTable;
   gen_listings: GenListingsTable;
-  gen_listing_words: GenListingWordsTable;
+  catalog_listing_words: CatalogListingWordsTable;
   gen_market_daily: GenMarketDailyTable;
   gen_seller_daily: GenSellerDailyTable;
   gen_edge_periods: GenEdgePeriodsTable;
@@ -305,4 +361,13 @@ export interface Schema {
   part_seller_hours: PartSellerHoursTable;
   part_hours: PartHoursTable;
   generation_payments: GenerationPaymentsView;
+  acc_state: AccStateTable;
+  acc_sellers: AccSellersTable;
+  acc_values: AccValuesTable;
+  acc_payers: AccPayersTable;
+  acc_day_payers: AccDayPayersTable;
+  acc_market_days: AccMarketDaysTable;
+  acc_market_state: AccMarketStateTable;
+  seller_daily_rows: SellerDailyRowsTable;
+  gen_seller_daily_fixed: GenSellerDailyTable;
 }

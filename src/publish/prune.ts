@@ -59,13 +59,13 @@ export async function pruneGenerations(db: Kysely<Schema>, retain: number): Prom
         removedFacts += Number(result.numDeletedRows);
       }
     }
-    // Hour partials (method 2.0.0) closed at or before the oldest remaining generation serve none.
+    // Hour partials (method 2.0.0) and daily rows closed at or before the oldest remaining generation serve none.
     const oldest = await trx
       .selectFrom('generations')
       .select((eb) => eb.fn.min('generation').as('g'))
       .executeTakeFirst();
     if (oldest?.g != null) {
-      for (const table of ['part_seller_hours', 'part_hours'] as const) {
+      for (const table of ['part_seller_hours', 'part_hours', 'seller_daily_rows'] as const) {
         await trx.deleteFrom(table).where('gen_to', '<=', oldest.g).execute();
       }
     }

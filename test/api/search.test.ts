@@ -96,6 +96,38 @@ describe.each(backends())('search on the fixture on $backend', ({ backend }) => 
         extra(10, 'ORBIT', null, 'https://l10.example/api'),
       ])
       .execute();
+    // ... and in the catalog snapshot of generation 1, where the search reads the words.
+    const { catalog_snapshot_id: snapshot } = await db.db
+      .selectFrom('generations')
+      .select('catalog_snapshot_id')
+      .where('generation', '=', 1)
+      .executeTakeFirstOrThrow();
+    await db.db
+      .insertInto('catalog_listings')
+      .values(
+        [
+          extra(8, null, null, 'https://orbit.example/api'),
+          extra(9, null, 'Orbit data, daily', 'https://l9.example/api'),
+          extra(10, 'ORBIT', null, 'https://l10.example/api'),
+        ].map((l, i) => ({
+          snapshot_id: snapshot,
+          listing_id: l.listing_id,
+          item_index: 100 + i,
+          accept_index: 0,
+          resource_url: l.resource_url,
+          network: l.network,
+          canonical_network: l.network,
+          pay_to: `pay-${l.listing_id}`,
+          asset: 'other',
+          verifiability: l.verifiability,
+          seller_address: null,
+          title: l.title,
+          description: l.description,
+          category: l.category,
+          category_source: l.category_source,
+        })),
+      )
+      .execute();
     app = await buildApi(db.db, { rateLimitPerMinute: 100_000, cadenceSeconds: 900 });
   });
   afterAll(async () => {

@@ -68,6 +68,18 @@ const stepArb: fc.Arbitrary<Step> = fc.record({
   kill: sometimes(fc.constantFrom('inputs', 'digests', 'sellers', 'market_daily'), 1, 5),
 });
 
+/** The window's accumulators (migration 0016) and the daily rows shared between generations. */
+const ACC = [
+  'acc_state',
+  'acc_sellers',
+  'acc_values',
+  'acc_payers',
+  'acc_day_payers',
+  'acc_market_days',
+  'acc_market_state',
+  'seller_daily_rows',
+] as const;
+
 async function resetFacts(t: TestDatabase) {
   for (const table of [
     'generations',
@@ -75,6 +87,7 @@ async function resetFacts(t: TestDatabase) {
     'part_sellers',
     'part_seller_hours',
     'part_hours',
+    ...ACC,
     'usdc_transfers',
     'usdc_authorizations',
     'catalog_snapshots',
@@ -88,7 +101,13 @@ async function resetFacts(t: TestDatabase) {
     .execute();
 }
 
-const PARTS = ['part_state', 'part_sellers', 'part_seller_hours', 'part_hours'] as const;
+const PARTS = [
+  'part_state',
+  'part_sellers',
+  'part_seller_hours',
+  'part_hours',
+  ...ACC,
+] as const;
 
 /**
  * Computes from scratch (without part_state, the run closes every partial and builds all from the
@@ -99,6 +118,8 @@ async function fromScratch(t: TestDatabase, incremental: number, compute: () => 
   const saved = await Promise.all(PARTS.map((p) => t.db.selectFrom(p).selectAll().execute()));
   await t.db.deleteFrom('part_state').execute();
   await t.db.deleteFrom('part_sellers').execute();
+  await t.db.deleteFrom('acc_state').execute();
+  await t.db.deleteFrom('acc_market_state').execute();
   const scratch = await compute();
   const rows = [await readGenerationRows(t.db, incremental), await readGenerationRows(t.db, scratch)] as const;
   for (const p of PARTS) await t.db.deleteFrom(p).execute();

@@ -51,9 +51,6 @@ update part_hours set gen_to = (select generation from m_part)
 delete from part_sellers where (select reset from m_part_old);
 update m_part_old set checked_seq = (select run_seq from m_part), lo = 0, hi = 0, sellers_key = null where reset;
 
-create temp table m_part_flags on commit drop as
-select (select sellers_key from m_part_old) is distinct from (select sellers_key from m_part) as sellers_changed;
-
 -- (seller, period) whose facts changed since the partials were checked: added or removed by a
 -- later run (new blocks, backfill of a seller's coverage, reorg).
 create temp table m_changed on commit drop as
@@ -71,49 +68,116 @@ select distinct t.to_address,
 
 analyze m_changed;
 
--- Close what changed, what left the closed range, and (when the catalog's seller set changed)
--- the sellers no longer in the catalog: their facts are no longer indexed, so their partials
--- could not be kept exact.
--- (few changed periods: look each up by the primary key rather than hash all the partials)
-set local enable_nestloop = on;
-update part_seller_hours h
-   set gen_to = (select generation from m_part)
-  from m_changed c
- where h.gen_to is null and h.seller_address = c.seller_address and h.hour_start = c.period_start;
-set local enable_nestloop = off;
-update part_seller_hours
-   set gen_to = (select generation from m_part)
- where gen_to is null
-   and (hour_start < (select w1 from m_part) or hour_start >= (select w2 from m_part));
-update part_seller_hours
-   set gen_to = (select generation from m_part)
- where gen_to is null
-   and (select sellers_changed from m_part_flags)
-   and seller_address not in (select seller_address from m_catalog_sellers);
-delete from part_sellers
- where (select sellers_changed from m_part_flags)
-   and seller_address not in (select seller_address from m_catalog_sellers);
-update part_hours
-   set gen_to = (select generation from m_part)
- where gen_to is null
-   and (hour_start < (select w1 from m_part)
-        or hour_start >= (select w2 from m_part)
-        or hour_start in (select period_start from m_changed)
-        or (select sellers_changed from m_part_flags));
-
--- Build the missing closed periods from the facts: all of them for a seller without partials,
--- else those outside the old range [lo, hi) and those whose facts changed. The test is on each
--- payment, before grouping, so that reused periods are never sorted again.
+-- The sellers new to the partials (all of them after a reset) and those gone from the catalog.
 create temp table m_build_sellers on commit drop as
 select c.seller_id
   from m_catalog_sellers c
  where c.seller_address not in (select seller_address from part_sellers);
+
+create temp table m_gone_sellers on commit drop as
+select seller_address
+  from part_sellers
+ where seller_address not in (select seller_address from m_catalog_sellers);
 
 create temp table m_changed_ids on commit drop as
 select c.seller_id, m.period_start
   from m_changed m
   join m_catalog_sellers c using (seller_address);
 
+-- The closed hours whose global digest changes: those with changed facts, and those where a
+-- seller new to the catalog or gone from it has payments (a global hour covers every seller of
+-- the catalog). After a reset every hour is rebuilt anyway.
+set local enable_nestloop = on;
+create temp table m_changed_hours on commit drop as
+select period_start from m_changed
+union
+select h.hour_start
+  from part_seller_hours h
+ where h.gen_to is null
+   and h.seller_address in (select seller_address from m_gone_sellers)
+union
+select t.block_timestamp - t.block_timestamp % (select p from m_part)
+  from m_build_sellers b
+  join m_catalog_sellers c using (seller_id)
+  join verified_transfers t on t.seller_address = c.seller_address collate "default"
+ where not (select reset from m_part_old)
+   and t.block_timestamp >= (select w1 from m_part)
+   and t.block_timestamp < (select w2 from m_part)
+   and t.block_number <= (select as_of_block from m_gen)
+   and t.added_seq <= (select run_seq from m_part)
+   and (t.removed_seq is null or t.removed_seq > (select run_seq from m_part));
+
+analyze m_changed_hours;
+
+-- Close what changed, what left the closed range, and the sellers gone from the catalog: their
+-- facts are no longer indexed, so their partials could not be kept exact.
+-- (few changed periods: look each up by the primary key rather than hash all the partials)
+update part_seller_hours h
+   set gen_to = (select generation from m_part)
+  from m_changed c
+ where h.gen_to is null and h.seller_address = c.seller_address and h.hour_start = c.period_start;
+update part_seller_hours h
+   set gen_to = (select generation from m_part)
+  from m_gone_sellers s
+ where h.gen_to is null and h.seller_address = s.seller_address;
+update part_seller_hours
+   set gen_to = (select generation from m_part)
+ where gen_to is null
+   and (hour_start < (select w1 from m_part) or hour_start >= (select w2 from m_part));
+delete from part_sellers
+ where seller_address in (select seller_address from m_gone_sellers);
+update part_hours
+   set gen_to = (select generation from m_part)
+ where gen_to is null
+   and (hour_start < (select w1 from m_part)
+        or hour_start >= (select w2 from m_part)
+        or hour_start in (select period_start from m_changed_hours));
+
+-- The payments this run reads (rules 1-4 as in the view generation_payments, in the window):
+-- every payment of the periods it builds and none other. Those are the two edge periods, the
+-- closed hours outside the range [lo, hi) the partials cover (after a reset: all), and the
+-- changed hours. A payment of a reused hour is never read. Evidence lines compare in byte order.
+create temp table m_read on commit drop as
+select greatest(w1, lo) as a, least(w2, hi) as b
+  from m_part cross join m_part_old;
+
+create temp table m_payments on commit drop as
+select c.seller_id,
+       t.block_timestamp,
+       (t.tx_hash || ':' || t.log_index || ':' || t.payer || ':' || t.seller_address || ':' || t.value || E'\n')
+         collate "C" as evidence_line
+  from verified_transfers t
+  join m_catalog_sellers c on c.seller_address = t.seller_address
+ where t.block_timestamp > (select window_start_ts from m_gen)
+   and t.block_timestamp <= (select as_of_ts from m_gen)
+   and t.block_number <= (select as_of_block from m_gen)
+   and t.added_seq <= (select run_seq from m_part)
+   and (t.removed_seq is null or t.removed_seq > (select run_seq from m_part))
+   and (t.block_timestamp < (select a from m_read) or t.block_timestamp >= (select b from m_read));
+
+insert into m_payments
+select c.seller_id,
+       t.block_timestamp,
+       (t.tx_hash || ':' || t.log_index || ':' || t.payer || ':' || t.seller_address || ':' || t.value || E'\n')
+         collate "C"
+  from m_changed_hours h
+  join verified_transfers t
+    on t.block_timestamp >= h.period_start
+   and t.block_timestamp < h.period_start + (select p from m_part)
+  join m_catalog_sellers c on c.seller_address = t.seller_address
+ where t.block_timestamp >= (select a from m_read)
+   and t.block_timestamp < (select b from m_read)
+   and t.block_timestamp > (select window_start_ts from m_gen)
+   and t.block_number <= (select as_of_block from m_gen)
+   and t.added_seq <= (select run_seq from m_part)
+   and (t.removed_seq is null or t.removed_seq > (select run_seq from m_part));
+set local enable_nestloop = off;
+
+analyze m_payments;
+
+-- Build the missing closed periods: all of them for a seller without partials, else those
+-- outside the old range [lo, hi) and those whose facts changed. The test is on each payment,
+-- before grouping, so that a period is sorted only when it is built.
 insert into part_seller_hours (seller_address, hour_start, payments, sha256, gen_from)
 select c.seller_address, b.period_start, b.payments, b.sha256, (select generation from m_part)
   from (select seller_id,
@@ -136,7 +200,7 @@ select c.seller_address, b.period_start, b.payments, b.sha256, (select generatio
 insert into part_sellers (seller_address)
 select seller_address from m_catalog_sellers where seller_id in (select seller_id from m_build_sellers);
 
--- The global closed periods: all of them when the catalog's seller set changed, else as above.
+-- The global closed periods: those outside the old range and the changed hours.
 insert into part_hours (hour_start, payments, sha256, gen_from)
 select period_start,
        count(*)::int,
@@ -148,10 +212,9 @@ select period_start,
           from m_payments
          where block_timestamp >= (select w1 from m_part)
            and block_timestamp < (select w2 from m_part)) x
- where (select sellers_changed from m_part_flags)
-    or period_start < (select lo from m_part_old)
+ where period_start < (select lo from m_part_old)
     or period_start >= (select hi from m_part_old)
-    or period_start in (select period_start from m_changed)
+    or period_start in (select period_start from m_changed_hours)
  group by 1;
 
 delete from part_state;
@@ -168,8 +231,7 @@ select (select generation from m_part), c.seller_address, e.period_start, e.paym
                encode(sha256(convert_to(
                  string_agg(evidence_line, '' order by evidence_line collate "C"), 'UTF8')), 'hex') as sha256
           from m_payments
-         where in_window
-           and (block_timestamp < (select w1 from m_part) or block_timestamp >= (select w2 from m_part))
+         where block_timestamp < (select w1 from m_part) or block_timestamp >= (select w2 from m_part)
          group by 1, 2) e
   join m_catalog_sellers c using (seller_id);
 
@@ -180,8 +242,7 @@ select (select generation from m_part),
        encode(sha256(convert_to(
          string_agg(evidence_line, '' order by evidence_line collate "C"), 'UTF8')), 'hex')
   from m_payments
- where in_window
-   and (block_timestamp < (select w1 from m_part) or block_timestamp >= (select w2 from m_part))
+ where block_timestamp < (select w1 from m_part) or block_timestamp >= (select w2 from m_part)
  group by 2;
 
 create temp table m_seller_digests on commit drop as

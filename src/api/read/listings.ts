@@ -72,7 +72,7 @@ export async function readDirectory(
 }
 
 /**
- * The words of a search as the search documents hold them (migration 0014): lowercased and cut at
+ * The words of a search as the search documents hold them (migrations 0014 and 0017): lowercased and cut at
  * every character that is not a letter or a digit, by the same SQL expression as the documents,
  * so a search and a document are never cut into words two ways. Distinct, in byte order.
  */
@@ -85,18 +85,19 @@ async function searchWords(db: Kysely<Schema>, q: string): Promise<string[]> {
 }
 
 /**
- * A one-word search through the word's postings (gen_listing_words, migration 0015), read in
- * score order from their index: it reads the rows of the page (and, with a filter, the rows it
- * skips), not every listing that holds the word. The same rows and order as the general path.
+ * A one-word search through the word's postings (catalog_listing_words of the generation's
+ * catalog snapshot, migration 0017), read in score order from their index: it reads the rows of
+ * the page (and, with a filter, the rows it skips), not every listing that holds the word. The
+ * same rows and order as the general path.
  */
 function oneWord(db: Kysely<Schema>, g: GenerationRow, word: string, p: DirectoryParams, offset: number) {
   let q = db
-    .selectFrom('gen_listing_words as w')
+    .selectFrom('catalog_listing_words as w')
     .innerJoin('gen_listings as l', (join) =>
-      join.onRef('l.generation', '=', 'w.generation').onRef('l.listing_id', '=', 'w.listing_id'),
+      join.on('l.generation', '=', g.generation).onRef('l.listing_id', '=', 'w.listing_id'),
     )
     .select(GEN_LISTING_COLUMNS.map((c) => `l.${c}` as const))
-    .where('w.generation', '=', g.generation)
+    .where('w.snapshot_id', '=', g.catalog_snapshot_id)
     .where('w.word', '=', word);
   if (p.category !== undefined) q = q.where('l.category', '=', p.category);
   if (p.tier !== undefined) q = q.where('l.tier', '=', p.tier);
@@ -130,17 +131,21 @@ async function readSearch(
   const score = sql.join(
     words.map(
       (w) =>
-        sql`4 * (search_doc @@ ${lexeme(w, 'A')}::tsquery)::int + 2 * (search_doc @@ ${lexeme(w, 'B')}::tsquery)::int + (search_doc @@ ${lexeme(w, 'C')}::tsquery)::int`,
+        sql`4 * (c.search_doc @@ ${lexeme(w, 'A')}::tsquery)::int + 2 * (c.search_doc @@ ${lexeme(w, 'B')}::tsquery)::int + (c.search_doc @@ ${lexeme(w, 'C')}::tsquery)::int`,
     ),
     sql` + `,
   );
+  // The words are the catalog snapshot's (catalog_listings.search_doc), the numbers the generation's.
   let q = db
-    .selectFrom('gen_listings')
-    .select(GEN_LISTING_COLUMNS)
-    .where('generation', '=', g.generation)
-    .where(sql<boolean>`search_doc @@ ${words.map((w) => lexeme(w)).join(' & ')}::tsquery`);
-  if (p.category !== undefined) q = q.where('category', '=', p.category);
-  if (p.tier !== undefined) q = q.where('tier', '=', p.tier);
+    .selectFrom('catalog_listings as c')
+    .innerJoin('gen_listings as l', (join) =>
+      join.on('l.generation', '=', g.generation).onRef('l.listing_id', '=', 'c.listing_id'),
+    )
+    .select(GEN_LISTING_COLUMNS.map((col) => `l.${col}` as const))
+    .where('c.snapshot_id', '=', g.catalog_snapshot_id)
+    .where(sql<boolean>`c.search_doc @@ ${words.map((w) => lexeme(w)).join(' & ')}::tsquery`);
+  if (p.category !== undefined) q = q.where('l.category', '=', p.category);
+  if (p.tier !== undefined) q = q.where('l.tier', '=', p.tier);
   const rows =
     words.length === 0
       ? []
@@ -148,7 +153,7 @@ async function readSearch(
         ? await oneWord(db, g, words[0]!, p, offset)
         : await q
             .orderBy(sql`${score}`, 'desc')
-            .orderBy('listing_id')
+            .orderBy('l.listing_id')
             .offset(offset)
             .limit(p.limit + 1)
             .execute();

@@ -1,0 +1,234 @@
+-- Method step 1a (1.0.0 and 2.0.0): the window's accumulators (migration 0016), moved from the
+-- window of the previous run to this generation's. Steps 2 and 6 read the numbers from them.
+--
+-- Incremental (docs/METHOD.md 2.10). The accumulators hold exactly the verified payments of one
+-- window: visible at seq s0, block_timestamp in (ws0, ts0], block_number <= b0, paid to a seller
+-- of the catalog then (a row in acc_sellers). This generation's window is (ws1, ts1], b1, seq s1,
+-- catalog K1. Each payment p that can be in one and not the other is read once, with
+--   sign = [p in the new window] - [p in the old one]   (1 entered, -1 left, 0 neither)
+-- and the signs are added to the accumulators. A payment can differ only if its fact was added or
+-- removed after s0, or its time lies in (ws0, ws1] (left by the start) or [ts0, ts1] (entered at
+-- the end; >= ts0 because post-Denim blocks after b0 can share ts0), so those are all that is
+-- read: the indexes on added_seq, removed_seq and block_timestamp find them. Sellers new to the
+-- catalog are read whole (sign 1); sellers gone from it are dropped.
+-- When the window or the facts go back (s1 < s0, an earlier start or as-of), or there are no
+-- accumulators, they are emptied first and every payment of the window is read: a cold run.
+
+-- One run at a time moves the accumulators (a concurrent compute waits here).
+lock table acc_state in exclusive mode;
+
+create temp table m_acc on commit drop as
+select g.run_seq                                   as s1,
+       g.window_start_ts                           as ws1,
+       g.as_of_ts                                  as ts1,
+       g.as_of_block                               as b1,
+       coalesce(s.checked_seq, 0)                  as s0,
+       coalesce(s.window_start_ts, 0)              as ws0,
+       coalesce(s.as_of_ts, 0)                     as ts0,
+       coalesce(s.as_of_block, 0)                  as b0,
+       s.checked_seq is null
+         or s.checked_seq > g.run_seq
+         or s.window_start_ts > g.window_start_ts
+         or s.as_of_ts > g.as_of_ts
+         or s.as_of_block > g.as_of_block          as reset
+  from m_gen g
+  left join acc_state s on true;
+
+delete from acc_sellers where (select reset from m_acc);
+delete from acc_values where (select reset from m_acc);
+delete from acc_payers where (select reset from m_acc);
+delete from acc_day_payers where (select reset from m_acc);
+
+create temp table m_removed_sellers on commit drop as
+select a.seller_address
+  from acc_sellers a
+ where not exists (select 1 from m_catalog_sellers c where c.seller_address = a.seller_address);
+
+create temp table m_added_sellers on commit drop as
+select c.seller_address
+  from m_catalog_sellers c
+ where not exists (select 1 from acc_sellers a where a.seller_address = c.seller_address);
+
+analyze m_added_sellers;
+
+-- The lowest block of a payment visible in the new window (the facts visible at one seq are one
+-- chain, whose timestamps never go down): a seller's index range starts there, not at its
+-- first payment ever.
+create temp table m_bounds on commit drop as
+select coalesce((select t.block_number
+                   from usdc_transfers t
+                  where t.block_timestamp > (select ws1 from m_acc)
+                    and t.added_seq <= (select s1 from m_acc)
+                    and (t.removed_seq is null or t.removed_seq > (select s1 from m_acc))
+                  order by t.block_timestamp, t.block_number
+                  limit 1),
+                (select b1 + 1 from m_acc)) as lo_block;
+
+create temp table m_delta (
+  seller_address   text,
+  payer            text,
+  value            numeric,
+  block_timestamp  bigint,
+  block_number     bigint,
+  sign             integer
+) on commit drop;
+
+-- (few rows each: look them up by index rather than hash whole tables)
+set local enable_nestloop = on;
+
+-- Sellers in both catalogs: the payments that can differ (see above).
+insert into m_delta
+select *
+  from (select t.seller_address,
+               t.payer,
+               t.value,
+               t.block_timestamp,
+               t.block_number,
+               (t.added_seq <= a.s1 and (t.removed_seq is null or t.removed_seq > a.s1)
+                  and t.block_timestamp > a.ws1 and t.block_timestamp <= a.ts1 and t.block_number <= a.b1)::int
+             - (t.added_seq <= a.s0 and (t.removed_seq is null or t.removed_seq > a.s0)
+                  and t.block_timestamp > a.ws0 and t.block_timestamp <= a.ts0 and t.block_number <= a.b0)::int
+                 as sign
+          from verified_transfers t
+         cross join m_acc a
+         where not (select reset from m_acc)
+           and ((t.added_seq > (select s0 from m_acc) and t.added_seq <= (select s1 from m_acc))
+                or (t.removed_seq > (select s0 from m_acc) and t.removed_seq <= (select s1 from m_acc))
+                or (t.block_timestamp > (select ws0 from m_acc) and t.block_timestamp <= (select ws1 from m_acc))
+                or (t.block_timestamp >= (select ts0 from m_acc) and t.block_timestamp <= (select ts1 from m_acc)))
+           and t.seller_address in (select seller_address from m_catalog_sellers)
+           and t.seller_address not in (select seller_address from m_added_sellers)) d
+ where sign <> 0;
+
+-- Sellers new to the catalog (all of them in a cold run): every payment in the new window.
+insert into m_delta
+select t.seller_address, t.payer, t.value, t.block_timestamp, t.block_number, 1
+  from m_added_sellers s
+  join verified_transfers t on t.seller_address = s.seller_address collate "default"
+ where t.block_number >= (select lo_block from m_bounds)
+   and t.block_number <= (select b1 from m_acc)
+   and t.block_timestamp > (select ws1 from m_acc)
+   and t.block_timestamp <= (select ts1 from m_acc)
+   and t.added_seq <= (select s1 from m_acc)
+   and (t.removed_seq is null or t.removed_seq > (select s1 from m_acc));
+
+analyze m_delta;
+
+-- The histogram of values (for the lower median).
+insert into acc_values as a (seller_address, value, n)
+select seller_address, value, sum(sign)
+  from m_delta
+ group by 1, 2
+having sum(sign) <> 0
+    on conflict (seller_address, value) do update set n = a.n + excluded.n;
+delete from acc_values a
+ using (select distinct seller_address, value from m_delta) d
+ where not (select reset from m_acc)
+   and a.seller_address = d.seller_address and a.value = d.value and a.n = 0;
+
+-- Payers: the change of each (seller, payer), with its count before (to count payers gained and lost).
+create temp table m_payer_delta on commit drop as
+select d.seller_address, d.payer, d.dn, d.dtotal, coalesce(a.n, 0) as old_n
+  from (select seller_address, payer, sum(sign) as dn, sum(sign * value) as dtotal
+          from m_delta
+         group by 1, 2) d
+  left join acc_payers a on a.seller_address = d.seller_address and a.payer = d.payer
+ where d.dn <> 0 or d.dtotal <> 0;
+
+insert into acc_payers as a (seller_address, payer, n, total)
+select seller_address, payer, dn, dtotal from m_payer_delta
+    on conflict (seller_address, payer) do update set n = a.n + excluded.n, total = a.total + excluded.total;
+delete from acc_payers a
+ using m_payer_delta d
+ where not (select reset from m_acc)
+   and a.seller_address = d.seller_address and a.payer = d.payer and a.n = 0;
+
+-- Payers per UTC day (the daily series), and the (seller, day) pairs whose row changes.
+create temp table m_changed_days on commit drop as
+select distinct seller_address, block_timestamp - block_timestamp % 86400 as day_start
+  from m_delta;
+
+insert into acc_day_payers as a (seller_address, day_start, payer, n, total)
+select seller_address, block_timestamp - block_timestamp % 86400, payer, sum(sign), sum(sign * value)
+  from m_delta
+ group by 1, 2, 3
+having sum(sign) <> 0 or sum(sign * value) <> 0
+    on conflict (seller_address, day_start, payer)
+    do update set n = a.n + excluded.n, total = a.total + excluded.total;
+delete from acc_day_payers a
+ using (select distinct seller_address, block_timestamp - block_timestamp % 86400 as day_start, payer
+          from m_delta) d
+ where not (select reset from m_acc)
+   and a.seller_address = d.seller_address and a.day_start = d.day_start and a.payer = d.payer and a.n = 0;
+
+-- The sellers whose numbers change: counts and sums by difference, the payers by the payers
+-- gained and lost, the rest looked up.
+create temp table m_touched on commit drop as
+select k.seller_address,
+       coalesce(a.payments, 0) + coalesce(d.dp, 0)                       as payments,
+       coalesce(a.revenue, 0) + coalesce(d.dr, 0)                        as revenue,
+       coalesce(a.payers, 0) + coalesce(p.dpayers, 0)                    as payers
+  from (select seller_address from m_delta union select seller_address from m_added_sellers) k
+  left join acc_sellers a using (seller_address)
+  left join (select seller_address, sum(sign) as dp, sum(sign * value) as dr
+               from m_delta
+              group by 1) d using (seller_address)
+  left join (select seller_address,
+                    sum(case when old_n = 0 and old_n + dn > 0 then 1
+                             when old_n > 0 and old_n + dn = 0 then -1
+                             else 0 end) as dpayers
+               from m_payer_delta
+              group by 1) p using (seller_address);
+
+analyze m_touched;
+
+insert into acc_sellers as a (seller_address, payments, revenue, payers, top_sum, median,
+                              first_ts, last_ts, first_block, last_block)
+select t.seller_address,
+       t.payments,
+       t.revenue,
+       t.payers,
+       coalesce((select max(p.total) from acc_payers p where p.seller_address = t.seller_address), 0),
+       -- lower median: the smallest value whose cumulative count reaches half the payments
+       (select min(h.value)
+          from (select v.value, sum(v.n) over (order by v.value) as cum
+                  from acc_values v
+                 where v.seller_address = t.seller_address) h
+         where 2 * h.cum >= t.payments),
+       f.block_timestamp, l.block_timestamp, f.block_number, l.block_number
+  from m_touched t
+  left join lateral (select x.block_timestamp, x.block_number
+                       from verified_transfers x
+                      where x.seller_address = t.seller_address collate "default"
+                        and x.block_number >= (select lo_block from m_bounds)
+                        and x.block_number <= (select b1 from m_acc)
+                        and x.block_timestamp > (select ws1 from m_acc)
+                        and x.added_seq <= (select s1 from m_acc)
+                        and (x.removed_seq is null or x.removed_seq > (select s1 from m_acc))
+                      order by x.block_number
+                      limit 1) f on t.payments > 0
+  left join lateral (select x.block_timestamp, x.block_number
+                       from verified_transfers x
+                      where x.seller_address = t.seller_address collate "default"
+                        and x.block_number >= (select lo_block from m_bounds)
+                        and x.block_number <= (select b1 from m_acc)
+                        and x.block_timestamp > (select ws1 from m_acc)
+                        and x.added_seq <= (select s1 from m_acc)
+                        and (x.removed_seq is null or x.removed_seq > (select s1 from m_acc))
+                      order by x.block_number desc
+                      limit 1) l on t.payments > 0
+    on conflict (seller_address) do update
+   set payments = excluded.payments, revenue = excluded.revenue, payers = excluded.payers,
+       top_sum = excluded.top_sum, median = excluded.median, first_ts = excluded.first_ts,
+       last_ts = excluded.last_ts, first_block = excluded.first_block, last_block = excluded.last_block;
+
+delete from acc_values where seller_address in (select seller_address from m_removed_sellers);
+delete from acc_payers where seller_address in (select seller_address from m_removed_sellers);
+delete from acc_day_payers where seller_address in (select seller_address from m_removed_sellers);
+delete from acc_sellers where seller_address in (select seller_address from m_removed_sellers);
+
+set local enable_nestloop = off;
+
+delete from acc_state;
+insert into acc_state (checked_seq, window_start_ts, as_of_ts, as_of_block)
+select s1, ws1, ts1, b1 from m_acc;
