@@ -26,8 +26,13 @@ import { openDatabase } from '../src/db/index.ts';
 import { migrate } from '../src/db/migrate.ts';
 import type { Schema } from '../src/db/schema.ts';
 import { createScratchSchema } from '../src/db/scratch-schema.ts';
-import { computeGeneration } from '../src/method/index.ts';
-import { compareGenerationRows, formatDifference, publishGeneration, readGenerationRows } from '../src/publish/index.ts';
+import { computeGeneration, loadMethodSteps, type MethodStep } from '../src/method/index.ts';
+import {
+  compareGenerationRows,
+  formatDifference,
+  publishGeneration,
+  readGenerationRows,
+} from '../src/publish/index.ts';
 
 const PAYMENTS = Number(process.env.PAYMENTS ?? 1_000_000);
 const SELLERS = Number(process.env.SELLERS ?? 50_000);
@@ -48,7 +53,8 @@ const hex = (tag: string, expr: string, chars: number) =>
   `'0x' || left(encode(sha256(convert_to('${tag}' || (${expr}), 'UTF8')), 'hex'), ${chars})`;
 const seller = (expr: string) => hex('seller', expr, 40);
 /** A uniform number in [0, 1) from a counter and a salt (hashint8: a fixed hash in every Postgres). */
-const uniform = (expr: string, salt: number) => `((hashint8((${expr}) * 7 + ${salt})::bigint + 2147483648) / 4294967296.0)`;
+const uniform = (expr: string, salt: number) =>
+  `((hashint8((${expr}) * 7 + ${salt})::bigint + 2147483648) / 4294967296.0)`;
 /** The seller index (1..SELLERS) of payment i: 40% seller 1, the rest log-uniform (Zipf, s = 1). */
 const sellerIndex = (i: string) =>
   `(case when ${uniform(i, 1)} < 0.4 then 1
@@ -103,6 +109,23 @@ function stepLogger() {
 }
 
 const s = (ms: number) => +(ms / 1000).toFixed(3);
+
+/** SPLIT_STEPS=1: one logged step per SQL statement of the method (to see where a step's time goes). */
+const steps = (): { steps?: MethodStep[] } =>
+  process.env.SPLIT_STEPS
+    ? {
+        steps: loadMethodSteps().flatMap((st) =>
+          st.sql
+            .split(/;\s*\n/)
+            .filter((q) => /\S/.test(q.replace(/--.*$/gm, '')))
+            .map((q, i) => ({
+              ...st,
+              name: `${st.name}#${i + 1} ${q.replace(/--.*$/gm, '').trim().split('\n')[0]!.slice(0, 60)}`,
+              sql: q,
+            })),
+        ),
+      }
+    : {};
 
 async function main() {
   const url = process.env.BENCH_DATABASE_URL ?? process.env.DATABASE_URL;
@@ -165,6 +188,7 @@ async function main() {
     catalogSnapshotId: snapshot.snapshot_id,
     sources: [],
     log: cold.log,
+    ...steps(),
   });
   const coldMs = performance.now() - t2;
   const t3 = performance.now();
@@ -179,17 +203,28 @@ async function main() {
   let last = generation;
   for (let run = 1; run <= STEADY_RUNS; run++) {
     const base = AS_OF_BLOCK + BigInt(run - 1) * 4500n;
-    await loadPayments(db, PAYMENTS + (run - 1) * perRun + 1, perRun, `${base} + 1 + ((i - ${PAYMENTS + (run - 1) * perRun + 1})::bigint * 4499 / ${perRun})`, run + 1);
+    await loadPayments(
+      db,
+      PAYMENTS + (run - 1) * perRun + 1,
+      perRun,
+      `${base} + 1 + ((i - ${PAYMENTS + (run - 1) * perRun + 1})::bigint * 4499 / ${perRun})`,
+      run + 1,
+    );
     await sql`update seller_coverage set to_block = ${base + 4500n}`.execute(db);
     await sql`analyze usdc_transfers`.execute(db);
     const steady = stepLogger();
     const t4 = performance.now();
     last = await computeGeneration(db, {
       runSeq: BigInt(run + 1),
-      asOf: { number: base + 4500n, hash: `0x${run.toString(16).padStart(64, 'c')}`, timestamp: AS_OF_TS + BigInt(run) * 900n },
+      asOf: {
+        number: base + 4500n,
+        hash: `0x${run.toString(16).padStart(64, 'c')}`,
+        timestamp: AS_OF_TS + BigInt(run) * 900n,
+      },
       catalogSnapshotId: snapshot.snapshot_id,
       sources: [],
       log: steady.log,
+      ...steps(),
     });
     steadyMs.push(performance.now() - t4);
     steadySteps.push(steady.steps);
@@ -200,8 +235,13 @@ async function main() {
   let verified: string | undefined;
   if (process.env.VERIFY) {
     // The same generation from scratch: without the accumulators and partials, all from the facts.
-    const asOf = await db.selectFrom('generations').selectAll().where('generation', '=', last).executeTakeFirstOrThrow();
-    for (const t of ['acc_state', 'acc_market_state', 'part_state', 'part_sellers'] as const) await db.deleteFrom(t).execute();
+    const asOf = await db
+      .selectFrom('generations')
+      .selectAll()
+      .where('generation', '=', last)
+      .executeTakeFirstOrThrow();
+    for (const t of ['acc_state', 'acc_market_state', 'part_state', 'part_sellers'] as const)
+      await db.deleteFrom(t).execute();
     const again = await computeGeneration(db, {
       runSeq: asOf.run_seq,
       asOf: { number: asOf.as_of_block, hash: asOf.as_of_block_hash as `0x${string}`, timestamp: asOf.as_of_ts },

@@ -131,3 +131,13 @@ select g.generation, r.seller_address, r.day, r.payments, r.revenue_micro, r.pay
   join seller_daily_rows r
     on r.gen_from <= g.generation
    and (r.gen_to is null or r.gen_to > g.generation);
+
+-- Method 2.0.0: each seller's composed evidence digest as of part_state (the live hour partials
+-- plus the edge periods of the run that computed it; `edge`: it had edge periods then). A run
+-- composes again only the digests of sellers whose periods changed (sql/method/2.0.0/01b_digests.sql).
+create table part_seller_digests (
+  seller_address  text collate "C" primary key,
+  digest          text    not null,
+  edge            boolean not null
+);
+create index part_seller_digests_edge on part_seller_digests (seller_address) where edge;

@@ -78,6 +78,7 @@ const ACC = [
   'acc_market_days',
   'acc_market_state',
   'seller_daily_rows',
+  'part_seller_digests',
 ] as const;
 
 async function resetFacts(t: TestDatabase) {
@@ -101,13 +102,7 @@ async function resetFacts(t: TestDatabase) {
     .execute();
 }
 
-const PARTS = [
-  'part_state',
-  'part_sellers',
-  'part_seller_hours',
-  'part_hours',
-  ...ACC,
-] as const;
+const PARTS = ['part_state', 'part_sellers', 'part_seller_hours', 'part_hours', ...ACC] as const;
 
 /**
  * Computes from scratch (without part_state, the run closes every partial and builds all from the

@@ -49,6 +49,7 @@ update part_seller_hours set gen_to = (select generation from m_part)
 update part_hours set gen_to = (select generation from m_part)
  where gen_to is null and (select reset from m_part_old);
 delete from part_sellers where (select reset from m_part_old);
+delete from part_seller_digests where (select reset from m_part_old);
 update m_part_old set checked_seq = (select run_seq from m_part), lo = 0, hi = 0, sellers_key = null where reset;
 
 -- (seller, period) whose facts changed since the partials were checked: added or removed by a
@@ -112,18 +113,27 @@ analyze m_changed_hours;
 -- Close what changed, what left the closed range, and the sellers gone from the catalog: their
 -- facts are no longer indexed, so their partials could not be kept exact.
 -- (few changed periods: look each up by the primary key rather than hash all the partials)
-update part_seller_hours h
-   set gen_to = (select generation from m_part)
-  from m_changed c
- where h.gen_to is null and h.seller_address = c.seller_address and h.hour_start = c.period_start;
+-- (m_digest_sellers collects the sellers whose set of periods changes: their evidence digest is
+-- composed again below; every other seller's is the one part_seller_digests kept)
+create temp table m_digest_sellers (seller_address text) on commit drop;
+with closed as (
+  update part_seller_hours h
+     set gen_to = (select generation from m_part)
+    from m_changed c
+   where h.gen_to is null and h.seller_address = c.seller_address and h.hour_start = c.period_start
+  returning h.seller_address)
+insert into m_digest_sellers select seller_address from closed;
 update part_seller_hours h
    set gen_to = (select generation from m_part)
   from m_gone_sellers s
  where h.gen_to is null and h.seller_address = s.seller_address;
-update part_seller_hours
-   set gen_to = (select generation from m_part)
- where gen_to is null
-   and (hour_start < (select w1 from m_part) or hour_start >= (select w2 from m_part));
+with closed as (
+  update part_seller_hours
+     set gen_to = (select generation from m_part)
+   where gen_to is null
+     and (hour_start < (select w1 from m_part) or hour_start >= (select w2 from m_part))
+  returning seller_address)
+insert into m_digest_sellers select seller_address from closed;
 delete from part_sellers
  where seller_address in (select seller_address from m_gone_sellers);
 update part_hours
@@ -178,6 +188,7 @@ analyze m_payments;
 -- Build the missing closed periods: all of them for a seller without partials, else those
 -- outside the old range [lo, hi) and those whose facts changed. The test is on each payment,
 -- before grouping, so that a period is sorted only when it is built.
+with built as (
 insert into part_seller_hours (seller_address, hour_start, payments, sha256, gen_from)
 select c.seller_address, b.period_start, b.payments, b.sha256, (select generation from m_part)
   from (select seller_id,
@@ -195,7 +206,9 @@ select c.seller_address, b.period_start, b.payments, b.sha256, (select generatio
             or period_start >= (select hi from m_part_old)
             or (seller_id, period_start) in (select seller_id, period_start from m_changed_ids)
          group by 1, 2) b
-  join m_catalog_sellers c using (seller_id);
+  join m_catalog_sellers c using (seller_id)
+returning seller_address)
+insert into m_digest_sellers select seller_address from built;
 
 insert into part_sellers (seller_address)
 select seller_address from m_catalog_sellers where seller_id in (select seller_id from m_build_sellers);
@@ -245,22 +258,51 @@ select (select generation from m_part),
  where block_timestamp < (select w1 from m_part) or block_timestamp >= (select w2 from m_part)
  group by 2;
 
-create temp table m_seller_digests on commit drop as
-select c.seller_id,
+-- The sellers whose digest is composed again: those whose closed hours changed (above), those
+-- with edge periods now or in the previous run (the edges move every run), and the new ones.
+insert into m_digest_sellers
+select seller_address from gen_edge_seller_periods where generation = (select generation from m_part)
+union
+select seller_address from part_seller_digests where edge
+union
+select c.seller_address from m_catalog_sellers c where c.seller_id in (select seller_id from m_build_sellers);
+
+create temp table m_digest_touched on commit drop as
+select distinct seller_address collate "C" as seller_address from m_digest_sellers;
+analyze m_digest_touched;
+
+set local enable_nestloop = on;
+create temp table m_digests_new on commit drop as
+select p.seller_address,
        encode(sha256(convert_to(
          string_agg(p.period_start || ':' || p.payments || ':' || p.sha256 || E'\n', '' order by p.period_start),
-         'UTF8')), 'hex') as digest
-  from (select seller_address, hour_start as period_start, payments, sha256
-          from part_seller_hours
-         where gen_to is null
-           and hour_start >= (select w1 from m_part)
-           and hour_start < (select w2 from m_part)
+         'UTF8')), 'hex') as digest,
+       bool_or(p.edge) as edge
+  from (select h.seller_address, h.hour_start as period_start, h.payments, h.sha256, false as edge
+          from m_digest_touched t
+          join part_seller_hours h on h.seller_address = t.seller_address collate "default"
+         where h.gen_to is null
+           and h.hour_start >= (select w1 from m_part)
+           and h.hour_start < (select w2 from m_part)
         union all
-        select seller_address, period_start, payments, sha256
+        select seller_address, period_start, payments, sha256, true
           from gen_edge_seller_periods
          where generation = (select generation from m_part)) p
-  join m_catalog_sellers c using (seller_address)
- group by c.seller_id;
+ where p.seller_address in (select seller_address from m_digest_touched)
+ group by p.seller_address;
+
+delete from part_seller_digests
+ where seller_address in (select seller_address from m_digest_touched)
+    or seller_address in (select seller_address from m_gone_sellers);
+insert into part_seller_digests (seller_address, digest, edge)
+select seller_address, digest, edge from m_digests_new;
+set local enable_nestloop = off;
+
+-- Every seller's evidence digest (a seller without periods has none: the sha256 of the empty text).
+create temp table m_seller_digests on commit drop as
+select c.seller_id, d.digest
+  from m_catalog_sellers c
+  join part_seller_digests d on d.seller_address = c.seller_address;
 
 create temp table m_global_digest on commit drop as
 select encode(sha256(convert_to(
