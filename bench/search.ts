@@ -72,7 +72,7 @@ try {
        set title = (select string_agg(${zipf}, ' ') from generate_series(1, 3) g where g > 0 * length(listing_id)),
            description = (select string_agg(${zipf}, ' ') from generate_series(1, 12) g where g > 0 * length(listing_id))
      where snapshot_id = (select catalog_snapshot_id from generations where generation = 1);
-    update gen_listings l
+    update gen_listings_fixed l
        set title = c.title, description = c.description
       from catalog_listings c
      where l.generation = 1
@@ -89,7 +89,7 @@ try {
       from catalog_listings c, unnest(c.search_doc) w
      where c.snapshot_id = (select catalog_snapshot_id from generations where generation = 1);
     analyze catalog_listings;
-    analyze gen_listings;
+    analyze gen_listings_fixed;
     analyze catalog_listing_words;`,
     )
     .execute(database.db);

@@ -75,7 +75,7 @@ export async function seedBenchGeneration(
            ${now - 86_400 * 20}, ${now - 3_600}, 39000000 + i, 39900000 + i
       from generate_series(1, ${opts.sellers}) as i`.execute(db);
   await sql`
-    insert into gen_listings
+    insert into gen_listings_fixed
     select 1, encode(sha256(('listing-' || i)::bytea), 'hex'),
            case when i % 10 = 0 then null else '0x' || lpad(to_hex(1 + i % ${opts.sellers}), 40, '0') end,
            case when i % 10 = 0 then 'other_rail' else 'base_usdc' end,
@@ -101,5 +101,5 @@ export async function seedBenchGeneration(
     select 1, (current_date - d)::date, 1000 + d, 1000000000 + d, 100 + d, 50 + d, 10000 + d, ${opts.sellers}, ${opts.listings}
       from generate_series(1, 30) as d`.execute(db);
   await sql`insert into published_pointer (generation) values (1)`.execute(db);
-  await sql`analyze gen_listings; analyze gen_sellers`.execute(db);
+  await sql`analyze gen_listings_fixed; analyze gen_sellers`.execute(db);
 }

@@ -112,6 +112,8 @@ export interface GenerationsTable {
   evidence_sha256: string | null;
   constants: ColumnType<unknown, string, string>;
   sources: ColumnType<unknown, string, string>;
+  /** Its gen_listings rows are derived from the catalog snapshot and gen_sellers (migration 0018). */
+  listings_derived: Generated<boolean>;
 }
 
 export interface PublishedPointerTable {
@@ -311,6 +313,12 @@ export interface AccMarketStateTable {
   checked_seq: bigint;
   sellers_key: string;
 }
+/** Method 2.0.0: each seller's composed evidence digest as of part_state (sql/migrations/0016). */
+export interface PartSellerDigestsTable {
+  seller_address: string;
+  digest: string;
+  edge: boolean;
+}
 /** The daily series shared between generations (sql/migrations/0016): serves gen_from <= g < gen_to. */
 export interface SellerDailyRowsTable {
   seller_address: string;
@@ -370,4 +378,6 @@ export interface Schema {
   acc_market_state: AccMarketStateTable;
   seller_daily_rows: SellerDailyRowsTable;
   gen_seller_daily_fixed: GenSellerDailyTable;
+  gen_listings_fixed: GenListingsTable;
+  part_seller_digests: PartSellerDigestsTable;
 }

@@ -372,7 +372,7 @@ export async function insertGeneration(
     .execute();
   const bySeller = new Map(SELLERS.map((s) => [s.address, s]));
   await db
-    .insertInto('gen_listings')
+    .insertInto('gen_listings_fixed')
     .values(
       LISTINGS.map(([i, seller, category, source, network, title, description]) => {
         const s = seller ? bySeller.get(seller)! : undefined;

@@ -89,7 +89,7 @@ describe.each(backends())('search on the fixture on $backend', ({ backend }) => 
       sibling_listings: 0,
     });
     await db.db
-      .insertInto('gen_listings')
+      .insertInto('gen_listings_fixed')
       .values([
         extra(8, null, null, 'https://orbit.example/api'),
         extra(9, null, 'Orbit data, daily', 'https://l9.example/api'),

@@ -44,6 +44,43 @@ export interface DirectoryParams {
   limit: number;
 }
 
+/**
+ * The directory rows of one generation as a subquery `l` with the columns of gen_listings: for a
+ * generation computed since migration 0018, its catalog snapshot's listings with their seller's
+ * numbers (what the view gen_listings derives, read here without the view's union so the planner
+ * reaches the snapshot's indexes directly); for an older one, its stored rows.
+ */
+export function generationListings(db: Kysely<Schema>, g: GenerationRow) {
+  if (!g.listings_derived) {
+    return db.selectFrom('gen_listings_fixed').select(GEN_LISTING_COLUMNS).where('generation', '=', g.generation);
+  }
+  return db
+    .selectFrom('catalog_listings as c')
+    .leftJoin('gen_sellers as s', (join) =>
+      join.on('s.generation', '=', g.generation).onRef('s.seller_address', '=', 'c.seller_address'),
+    )
+    .where('c.snapshot_id', '=', g.catalog_snapshot_id)
+    .select([
+      sql<number>`${g.generation}::int`.as('generation'),
+      'c.listing_id',
+      'c.seller_address',
+      'c.verifiability',
+      'c.resource_url',
+      'c.title',
+      'c.network',
+      'c.description',
+      'c.category',
+      'c.category_source',
+      sql<Row['tier']>`coalesce(s.tier, 'listed_only')`.as('tier'),
+      sql<Row['evidence_state']>`coalesce(s.evidence_state, 'not_observed')`.as('evidence_state'),
+      's.verified_revenue_30d_micro',
+      's.median_payment_30d_micro',
+      's.farm_flag',
+      's.farm_reasons',
+      sql<number>`coalesce(s.listing_count, 0)`.as('sibling_listings'),
+    ]);
+}
+
 /** A directory page: rows after `cursor` by ascending listing_id; one extra row tells whether more follow. */
 export async function readDirectory(
   db: Kysely<Schema>,
@@ -51,7 +88,7 @@ export async function readDirectory(
   p: DirectoryParams,
 ): Promise<z.input<typeof DirectoryPage>> {
   if (p.q !== undefined) return readSearch(db, g, { ...p, q: p.q });
-  let q = db.selectFrom('gen_listings').select(GEN_LISTING_COLUMNS).where('generation', '=', g.generation);
+  let q = db.selectFrom(generationListings(db, g).as('l')).select(GEN_LISTING_COLUMNS);
   if (p.category !== undefined) q = q.where('category', '=', p.category);
   if (p.tier !== undefined) q = q.where('tier', '=', p.tier);
   if (p.cursor !== undefined) q = q.where('listing_id', '>', p.cursor);
@@ -93,9 +130,7 @@ async function searchWords(db: Kysely<Schema>, q: string): Promise<string[]> {
 function oneWord(db: Kysely<Schema>, g: GenerationRow, word: string, p: DirectoryParams, offset: number) {
   let q = db
     .selectFrom('catalog_listing_words as w')
-    .innerJoin('gen_listings as l', (join) =>
-      join.on('l.generation', '=', g.generation).onRef('l.listing_id', '=', 'w.listing_id'),
-    )
+    .innerJoin(generationListings(db, g).as('l'), 'l.listing_id', 'w.listing_id')
     .select(GEN_LISTING_COLUMNS.map((c) => `l.${c}` as const))
     .where('w.snapshot_id', '=', g.catalog_snapshot_id)
     .where('w.word', '=', word);
@@ -138,9 +173,7 @@ async function readSearch(
   // The words are the catalog snapshot's (catalog_listings.search_doc), the numbers the generation's.
   let q = db
     .selectFrom('catalog_listings as c')
-    .innerJoin('gen_listings as l', (join) =>
-      join.on('l.generation', '=', g.generation).onRef('l.listing_id', '=', 'c.listing_id'),
-    )
+    .innerJoin(generationListings(db, g).as('l'), 'l.listing_id', 'c.listing_id')
     .select(GEN_LISTING_COLUMNS.map((col) => `l.${col}` as const))
     .where('c.snapshot_id', '=', g.catalog_snapshot_id)
     .where(sql<boolean>`c.search_doc @@ ${words.map((w) => lexeme(w)).join(' & ')}::tsquery`);

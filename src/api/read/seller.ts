@@ -5,7 +5,7 @@ import { sellerNotFound } from '../errors.ts';
 import type { Provenance, SellerProfile } from '../schemas/responses.ts';
 import { isoFromUnix, windowOf, type GenerationRow } from './generation.ts';
 import { displayNameOf } from './display-name.ts';
-import { listingRow } from './listings.ts';
+import { generationListings, listingRow } from './listings.ts';
 
 /** Stable rule ids of method 1.0.0, one per served metric (docs/METHOD.md, docs/api.md). */
 export const RULES = {
@@ -49,9 +49,8 @@ export async function readProfile(
 ): Promise<z.input<typeof SellerProfile>> {
   const s = await readSeller(db, g, address);
   const listings = await db
-    .selectFrom('gen_listings')
+    .selectFrom(generationListings(db, g).as('l'))
     .select(GEN_LISTING_COLUMNS)
-    .where('generation', '=', g.generation)
     .where('seller_address', '=', address)
     .orderBy('listing_id')
     .execute();
