@@ -14,8 +14,7 @@ alter table generations add column listings_derived boolean not null default fal
 
 -- a directory page filtered by category reads the snapshot's listings in listing_id order
 create index catalog_listings_category on catalog_listings (snapshot_id, category, listing_id);
--- a seller's listings (its profile, display names)
-create index catalog_listings_seller on catalog_listings (snapshot_id, seller_address, listing_id);
+-- (a seller's listings, for its profile and display names, use catalog_listings_seller of 0001)
 
 create view gen_listings as
 select f.generation, f.listing_id, f.seller_address, f.verifiability, f.resource_url, f.title, f.network,
