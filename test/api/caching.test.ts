@@ -199,14 +199,14 @@ describe.each(backends())('API while the database fails on $backend', ({ backend
       expect(before.status).toBe(200);
       // The API's queries now fail (as during a database restart).
       await sql`alter table generations rename to generations_away`.execute(db.db);
-      await sql`alter table gen_listings rename to gen_listings_away`.execute(db.db);
+      await sql`alter table gen_listings_fixed rename to gen_listings_away`.execute(db.db);
       await sleep(100);
       const cached = await get(app, '/api/v1/sellers?limit=2');
       expect([cached.status, cached.text]).toEqual([200, before.text]);
       const miss = await get(app, '/api/v1/sellers?limit=3');
       expect([miss.status, miss.json.error.code]).toEqual([500, 'internal_error']);
       await sql`alter table generations_away rename to generations`.execute(db.db);
-      await sql`alter table gen_listings_away rename to gen_listings`.execute(db.db);
+      await sql`alter table gen_listings_away rename to gen_listings_fixed`.execute(db.db);
       await sleep(100);
       expect((await get(app, '/api/v1/sellers?limit=3')).status).toBe(200);
     } finally {
