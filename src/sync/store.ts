@@ -1,10 +1,13 @@
-import { sql, type Kysely } from 'kysely';
+import { CompiledQuery, sql, type Kysely } from 'kysely';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import type { BlockRecord, PaymentLogs } from '../chain/index.ts';
 import { pgPoolOf, type Schema } from '../db/index.ts';
+import { sqlDir } from '../lib/paths.ts';
 
 export interface Coverage {
   fromBlock: bigint;
@@ -48,19 +51,10 @@ export interface ChunkWrite {
 
 const str = (v: bigint | number) => v.toString();
 
-/**
- * Rule 3 of a verified payment (docs/METHOD.md), for the transfer `u` of a chunk: its transaction
- * (same tx_hash and block_hash) holds an AuthorizationUsed whose authorizer is the transfer's
- * `from`. Read against the chunk's own authorizations (`from` names them: columns tx, h, au):
- * fetchPaymentLogs returns, with every transfer, the AuthorizationUsed logs of its transaction, so
- * they are always in the same chunk. Stored as usdc_transfers.authorized (migration 0003), which
- * the view generation_payments reads: `auth.tx is not null` after this join.
- * A join, not `in (select ..)`: Postgres hashes an `in` only while it expects the set to fit in
- * work_mem, and beyond that scans the set once per transfer. Not on a distinct set either (that
- * costs an aggregate per chunk): when one payer authorized twice in one transaction, the transfer
- * comes out twice and `on conflict do nothing` keeps the first, with the same flag.
- */
-const AUTHORIZED_JOIN = (from: string) => `left join ${from} auth on auth.tx = u.tx and auth.h = u.h and auth.au = u.f`;
+// The chunk's SQL (sql/store): the staging tables, and the one statement that moves a staged chunk
+// into the fact tables and decides rule 3 of a verified payment. Both backends run the same.
+const STAGE = readFileSync(path.join(sqlDir, 'store', 'stage.sql'), 'utf8');
+const STORE_CHUNK = readFileSync(path.join(sqlDir, 'store', 'store_chunk.sql'), 'utf8');
 
 // Lock order for concurrent chunks: (block_number, block_hash) and (tx_hash, log_index,
 // block_hash), compared field by field (hashes are fixed-length lowercase hex, so string order is
@@ -89,9 +83,9 @@ function arrayLiteral<T>(rows: readonly T[], value: (row: T) => string | number 
 }
 
 /**
- * Stores one completed chunk in ONE statement (so, one transaction): its blocks, transfers and
- * authorizations (bulk, through unnest; an already stored row is left as is) and the sellers'
- * advanced coverage. A run killed before it leaves nothing of the chunk; after it, everything,
+ * Stores one completed chunk in ONE transaction: its blocks, transfers and authorizations are
+ * staged (COPY on Postgres, unnest on PGlite), then sql/store/store_chunk.sql stores them (an
+ * already stored row is left as is), decides rule 3, and advances the sellers' coverage. A run killed before it leaves nothing of the chunk; after it, everything,
  * so a restart resumes at toBlock + 1 without skipping or counting a log twice. Rows are sorted
  * by key so that concurrent chunks take index locks in one order (no deadlock). Safe to re-run.
  * Returns how many transfer and authorization rows were new.
@@ -106,92 +100,44 @@ export async function storeChunk(
   const sellers = [...write.sellers].sort();
   const pool = pgPoolOf(db);
   if (pool) return storeChunkByCopy(pool, write, { blocks, transfers, auths, sellers });
+  // PGlite (no COPY): the staging tables are filled from arrays, in the same transaction.
   const b = (value: (x: BlockRecord) => string | bigint) => arrayLiteral(blocks, value);
   const t = (value: (x: (typeof transfers)[number]) => string | number | bigint) => arrayLiteral(transfers, value);
   const a = (value: (x: (typeof auths)[number]) => string | number | bigint) => arrayLiteral(auths, value);
-  const seq = str(write.runSeq);
-  const { rows } = await sql<{ transfers: number; authorizations: number }>`
-    with b as (
-      insert into chain_blocks (block_number, block_hash, block_timestamp, added_seq)
-      select n, h, ts, ${seq}::int8
-        from unnest(${b((x) => x.number)}::text::int8[], ${b((x) => x.hash)}::text::text[],
-                    ${b((x) => x.timestamp)}::text::int8[]) as u(n, h, ts)
-      on conflict do nothing
-    ), sa as (
-      select *
-        from unnest(${a((x) => x.txHash)}::text::text[], ${a((x) => x.logIndex)}::text::int4[],
-                    ${a((x) => x.blockHash)}::text::text[], ${a((x) => x.blockNumber)}::text::int8[],
-                    ${a((x) => x.authorizer)}::text::text[], ${a((x) => x.nonce)}::text::text[])
-             as u(tx, li, h, n, au, no)
-    ), t as (
-      insert into usdc_transfers (tx_hash, log_index, block_hash, block_number, block_timestamp,
-                                  from_address, to_address, value, added_seq, authorized)
-      select u.tx, u.li, u.h, u.n, u.ts, u.f, u.t, u.v, ${seq}::int8, auth.tx is not null
-        from unnest(${t((x) => x.txHash)}::text::text[], ${t((x) => x.logIndex)}::text::int4[],
-                    ${t((x) => x.blockHash)}::text::text[], ${t((x) => x.blockNumber)}::text::int8[],
-                    ${t((x) => x.blockTimestamp)}::text::int8[], ${t((x) => x.from)}::text::text[],
-                    ${t((x) => x.to)}::text::text[], ${t((x) => x.value)}::text::numeric[])
-             as u(tx, li, h, n, ts, f, t, v)
-        ${sql.raw(AUTHORIZED_JOIN('sa'))}
-       order by u.tx, u.li, u.h
-      on conflict do nothing
-      returning 1
-    ), a as (
-      insert into usdc_authorizations (tx_hash, log_index, block_hash, block_number, authorizer, nonce, added_seq)
-      select tx, li, h, n, au, no, ${seq}::int8 from sa
-      on conflict do nothing
-      returning 1
-    ), c as (
-      insert into seller_coverage (seller_address, from_block, from_ts, to_block)
-      select s, ${str(write.from.block)}::int8, ${str(write.from.ts)}::int8, ${str(write.toBlock)}::int8
-        from unnest(${sellers}::text[]) as u(s)
-      on conflict (seller_address) do update
-        set to_block = greatest(seller_coverage.to_block, excluded.to_block)
-    )
-    select (select count(*) from t)::int4 as transfers, (select count(*) from a)::int4 as authorizations`.execute(db);
-  const row = rows[0]!;
-  return { transfers: Number(row.transfers), authorizations: Number(row.authorizations) };
+  return db.transaction().execute(async (trx) => {
+    await sql.raw(STAGE).execute(trx);
+    await sql`
+      insert into x402_stage_blocks
+      select * from unnest(${b((x) => x.number)}::text::int8[], ${b((x) => x.hash)}::text::text[],
+                           ${b((x) => x.timestamp)}::text::int8[])`.execute(trx);
+    await sql`
+      insert into x402_stage_transfers
+      select * from unnest(${t((x) => x.txHash)}::text::text[], ${t((x) => x.logIndex)}::text::int4[],
+                           ${t((x) => x.blockHash)}::text::text[], ${t((x) => x.blockNumber)}::text::int8[],
+                           ${t((x) => x.blockTimestamp)}::text::int8[], ${t((x) => x.from)}::text::text[],
+                           ${t((x) => x.to)}::text::text[], ${t((x) => x.value)}::text::numeric[])`.execute(trx);
+    await sql`
+      insert into x402_stage_authorizations
+      select * from unnest(${a((x) => x.txHash)}::text::text[], ${a((x) => x.logIndex)}::text::int4[],
+                           ${a((x) => x.blockHash)}::text::text[], ${a((x) => x.blockNumber)}::text::int8[],
+                           ${a((x) => x.authorizer)}::text::text[], ${a((x) => x.nonce)}::text::text[])`.execute(trx);
+    const { rows } = await trx.executeQuery<{ transfers: number; authorizations: number }>(
+      CompiledQuery.raw(STORE_CHUNK, [
+        str(write.runSeq),
+        sellers,
+        str(write.from.block),
+        str(write.from.ts),
+        str(write.toBlock),
+      ]),
+    );
+    const row = rows[0]!;
+    return { transfers: Number(row.transfers), authorizations: Number(row.authorizations) };
+  });
 }
 
-// Postgres: the rows go through COPY into session-local staging tables (emptied at every commit),
-// then one INSERT .. SELECT per table in the same transaction. Same rows, same conflict rule, same
-// lock order as the unnest path (which PGlite, having no COPY, keeps): measured on Postgres 15,
-// COPY + INSERT .. SELECT costs about 0.7x the server CPU of parsing the same rows as arrays.
-// Text columns in byte order ("C"): the ORDER BY below (the lock order) then compares with memcmp
-// rather than the database's locale; for lowercase hex both orders are the same, and all writers
-// use this one. On 200k staged transfers the sort went from ~0.6 s to ~0.1 s of server CPU.
-const STAGE = `
-  create temp table if not exists x402_stage_blocks (n int8, h text collate "C", ts int8) on commit delete rows;
-  create temp table if not exists x402_stage_transfers (tx text collate "C", li int4, h text collate "C", n int8, ts int8,
-                                                        f text collate "C", t text collate "C", v numeric) on commit delete rows;
-  create temp table if not exists x402_stage_authorizations (tx text collate "C", li int4, h text collate "C", n int8,
-                                                             au text collate "C", no text collate "C") on commit delete rows;`;
-
-const INSERT_STAGED = `
-  with b as (
-    insert into chain_blocks (block_number, block_hash, block_timestamp, added_seq)
-    select n, h, ts, $1::int8 from x402_stage_blocks order by n, h
-    on conflict do nothing
-  ), t as (
-    insert into usdc_transfers (tx_hash, log_index, block_hash, block_number, block_timestamp,
-                                from_address, to_address, value, added_seq, authorized)
-    select u.tx, u.li, u.h, u.n, u.ts, u.f, u.t, u.v, $1::int8, auth.tx is not null
-      from x402_stage_transfers u ${AUTHORIZED_JOIN('x402_stage_authorizations')}
-     order by u.tx, u.li, u.h
-    on conflict do nothing
-    returning 1
-  ), a as (
-    insert into usdc_authorizations (tx_hash, log_index, block_hash, block_number, authorizer, nonce, added_seq)
-    select tx, li, h, n, au, no, $1::int8 from x402_stage_authorizations order by tx, li, h
-    on conflict do nothing
-    returning 1
-  ), c as (
-    insert into seller_coverage (seller_address, from_block, from_ts, to_block)
-    select s, $3::int8, $4::int8, $5::int8 from unnest($2::text[]) as u(s)
-    on conflict (seller_address) do update
-      set to_block = greatest(seller_coverage.to_block, excluded.to_block)
-  )
-  select (select count(*) from t)::int4 as transfers, (select count(*) from a)::int4 as authorizations`;
+// Postgres: the rows go through COPY into the staging tables, then sql/store/store_chunk.sql in the
+// same transaction, as PGlite does from arrays: measured on Postgres 15, COPY + INSERT .. SELECT
+// costs about 0.7x the server CPU of parsing the same rows as arrays.
 
 // COPY text format: tab-separated, one row a line. Nothing needs escaping, by construction: the
 // string fields (hashes, addresses, nonces) are the decoder's lowercase copies of fields that
@@ -247,7 +193,7 @@ async function storeChunkByCopy(
           (x) => `${x.txHash}\t${x.logIndex}\t${x.blockHash}\t${x.blockNumber}\t${x.authorizer}\t${x.nonce}`,
         ),
       );
-      const result = await client.query<{ transfers: number; authorizations: number }>(INSERT_STAGED, [
+      const result = await client.query<{ transfers: number; authorizations: number }>(STORE_CHUNK, [
         str(write.runSeq),
         rows.sellers,
         str(write.from.block),
