@@ -76,12 +76,17 @@ async function loadPayments(db: Kysely<Schema>, from: number, count: number, blo
            ${hex('payer', `abs(hashint8(i * 7 + 6)) % 100000`, 40)}, ${seller('s')}, ${value('i', 's')}, ${seq}, null, true
       from (select i, ${sellerIndex('i')} as s, ${blockExpr} as b
               from generate_series(${from}, ${from + count - 1}) i) x;
-    insert into usdc_authorizations (tx_hash, log_index, block_hash, block_number, authorizer, nonce, added_seq, removed_seq)
-    select tx_hash, 0, block_hash, block_number, from_address, tx_hash, added_seq, null
-      from usdc_transfers where added_seq = ${seq};
   `,
     )
     .execute(db);
+}
+
+/** The AuthorizationUsed row of every transfer loaded with added_seq `seq` (after all its chunks). */
+async function loadAuthorizations(db: Kysely<Schema>, seq: number) {
+  await sql`
+    insert into usdc_authorizations (tx_hash, log_index, block_hash, block_number, authorizer, nonce, added_seq, removed_seq)
+    select tx_hash, 0, block_hash, block_number, from_address, tx_hash, added_seq, null
+      from usdc_transfers where added_seq = ${seq}`.execute(db);
 }
 
 /** Drops the secondary indexes of the fact tables and returns their definitions, to rebuild after a bulk load. */
@@ -169,6 +174,7 @@ async function main() {
     await loadPayments(db, from, count, `${AS_OF_BLOCK} - (i::bigint * ${WINDOW_BLOCKS} / ${PAYMENTS})`, 1);
     console.error(`loaded ${from + count - 1} payments, ${s(performance.now() - t0)} s`);
   }
+  await loadAuthorizations(db, 1);
   for (const def of indexes) await sql.raw(def).execute(db);
   // The facts of a real window were written over 30 days and long since vacuumed (hint bits set,
   // statistics current); without this the first scan of the method pays for writing hint bits.
@@ -210,6 +216,7 @@ async function main() {
       `${base} + 1 + ((i - ${PAYMENTS + (run - 1) * perRun + 1})::bigint * 4499 / ${perRun})`,
       run + 1,
     );
+    await loadAuthorizations(db, run + 1);
     await sql`update seller_coverage set to_block = ${base + 4500n}`.execute(db);
     await sql`analyze usdc_transfers`.execute(db);
     const steady = stepLogger();
