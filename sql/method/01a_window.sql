@@ -38,6 +38,7 @@ delete from acc_sellers where (select reset from m_acc);
 delete from acc_values where (select reset from m_acc);
 delete from acc_payers where (select reset from m_acc);
 delete from acc_day_payers where (select reset from m_acc);
+delete from acc_seller_days where (select reset from m_acc);
 
 create temp table m_removed_sellers on commit drop as
 select a.seller_address
@@ -148,18 +149,40 @@ create temp table m_changed_days on commit drop as
 select distinct seller_address, block_timestamp - block_timestamp % 86400 as day_start
   from m_delta;
 
+create temp table m_day_delta on commit drop as
+select d.seller_address, d.day_start, d.payer, d.dn, d.dtotal, coalesce(a.n, 0) as old_n
+  from (select seller_address, block_timestamp - block_timestamp % 86400 as day_start, payer,
+               sum(sign) as dn, sum(sign * value) as dtotal
+          from m_delta
+         group by 1, 2, 3) d
+  left join acc_day_payers a
+    on a.seller_address = d.seller_address and a.day_start = d.day_start and a.payer = d.payer
+ where d.dn <> 0 or d.dtotal <> 0;
+
 insert into acc_day_payers as a (seller_address, day_start, payer, n, total)
-select seller_address, block_timestamp - block_timestamp % 86400, payer, sum(sign), sum(sign * value)
-  from m_delta
- group by 1, 2, 3
-having sum(sign) <> 0 or sum(sign * value) <> 0
+select seller_address, day_start, payer, dn, dtotal from m_day_delta
     on conflict (seller_address, day_start, payer)
     do update set n = a.n + excluded.n, total = a.total + excluded.total;
 delete from acc_day_payers a
- using (select distinct seller_address, block_timestamp - block_timestamp % 86400 as day_start, payer
-          from m_delta) d
+ using m_day_delta d
  where not (select reset from m_acc)
    and a.seller_address = d.seller_address and a.day_start = d.day_start and a.payer = d.payer and a.n = 0;
+
+-- The (seller, day) numbers by difference: payers gained and lost as for acc_payers.
+insert into acc_seller_days as a (seller_address, day_start, payments, revenue, payers)
+select seller_address, day_start, sum(dn), sum(dtotal),
+       sum(case when old_n = 0 and old_n + dn > 0 then 1
+                when old_n > 0 and old_n + dn = 0 then -1
+                else 0 end)
+  from m_day_delta
+ group by 1, 2
+    on conflict (seller_address, day_start)
+    do update set payments = a.payments + excluded.payments, revenue = a.revenue + excluded.revenue,
+                  payers = a.payers + excluded.payers;
+delete from acc_seller_days a
+ using m_changed_days d
+ where not (select reset from m_acc)
+   and a.seller_address = d.seller_address and a.day_start = d.day_start and a.payments = 0;
 
 -- The sellers whose numbers change: counts and sums by difference, the payers by the payers
 -- gained and lost, the rest looked up.
@@ -225,6 +248,7 @@ select t.seller_address,
 delete from acc_values where seller_address in (select seller_address from m_removed_sellers);
 delete from acc_payers where seller_address in (select seller_address from m_removed_sellers);
 delete from acc_day_payers where seller_address in (select seller_address from m_removed_sellers);
+delete from acc_seller_days where seller_address in (select seller_address from m_removed_sellers);
 delete from acc_sellers where seller_address in (select seller_address from m_removed_sellers);
 
 set local enable_nestloop = off;

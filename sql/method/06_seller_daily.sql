@@ -5,7 +5,7 @@
 -- The rows are shared between generations (seller_daily_rows, migration 0016): a row serves the
 -- generations gen_from <= g < gen_to. This run closes the rows of the (seller, day) pairs whose
 -- payments changed in step 1a (all of them in a cold run) and of the sellers that left the
--- catalog, and adds the new rows of those pairs from acc_day_payers.
+-- catalog, and adds the new rows of those pairs from acc_seller_days.
 
 update seller_daily_rows
    set gen_to = (select generation from m_gen)
@@ -29,11 +29,10 @@ update seller_daily_rows r
 insert into seller_daily_rows (seller_address, day, payments, revenue_micro, payers, gen_from)
 select a.seller_address,
        (to_timestamp(a.day_start) at time zone 'UTC')::date,
-       sum(a.n)::int,
-       sum(a.total),
-       count(*)::int,
+       a.payments::int,
+       a.revenue,
+       a.payers::int,
        (select generation from m_gen)
   from m_changed_days c
-  join acc_day_payers a on a.seller_address = c.seller_address and a.day_start = c.day_start
- group by a.seller_address, a.day_start;
+  join acc_seller_days a on a.seller_address = c.seller_address and a.day_start = c.day_start;
 set local enable_nestloop = off;

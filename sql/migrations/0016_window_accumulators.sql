@@ -85,6 +85,17 @@ create table acc_day_payers (
   primary key (seller_address, day_start, payer)
 );
 
+-- Per seller and UTC day: the day's payments, revenue and distinct payers (the rows of
+-- acc_day_payers), kept by difference like acc_sellers.
+create table acc_seller_days (
+  seller_address  text collate "C" not null,
+  day_start       bigint        not null,
+  payments        bigint        not null,
+  revenue         numeric(78,0) not null,
+  payers          bigint        not null,
+  primary key (seller_address, day_start)
+);
+
 -- The market's complete UTC days, computed once and kept while their facts and the catalog's
 -- sellers stay the same (keyed by the sellers' sha256 and the seq they were checked at).
 create table acc_market_days (

@@ -300,6 +300,13 @@ export interface AccPayersTable {
 export interface AccDayPayersTable extends AccPayersTable {
   day_start: bigint;
 }
+export interface AccSellerDaysTable {
+  seller_address: string;
+  day_start: bigint;
+  payments: bigint;
+  revenue: Micro;
+  payers: bigint;
+}
 export interface AccMarketDaysTable {
   day_start: bigint;
   payments: number;
@@ -374,6 +381,7 @@ export interface Schema {
   acc_values: AccValuesTable;
   acc_payers: AccPayersTable;
   acc_day_payers: AccDayPayersTable;
+  acc_seller_days: AccSellerDaysTable;
   acc_market_days: AccMarketDaysTable;
   acc_market_state: AccMarketStateTable;
   seller_daily_rows: SellerDailyRowsTable;

@@ -75,6 +75,7 @@ const ACC = [
   'acc_values',
   'acc_payers',
   'acc_day_payers',
+  'acc_seller_days',
   'acc_market_days',
   'acc_market_state',
   'seller_daily_rows',

@@ -151,6 +151,8 @@ create temp table m_read on commit drop as
 select greatest(w1, lo) as a, least(w2, hi) as b
   from m_part cross join m_part_old;
 
+-- (two plain time ranges, (window start, a) and [max(a, b), as-of], rather than one test with an
+-- `or`, which the planner cannot turn into two index ranges: at 10M payments it read them all)
 create temp table m_payments on commit drop as
 select c.seller_id,
        t.block_timestamp,
@@ -159,11 +161,24 @@ select c.seller_id,
   from verified_transfers t
   join m_catalog_sellers c on c.seller_address = t.seller_address
  where t.block_timestamp > (select window_start_ts from m_gen)
-   and t.block_timestamp <= (select as_of_ts from m_gen)
+   and t.block_timestamp < (select a from m_read)
    and t.block_number <= (select as_of_block from m_gen)
    and t.added_seq <= (select run_seq from m_part)
-   and (t.removed_seq is null or t.removed_seq > (select run_seq from m_part))
-   and (t.block_timestamp < (select a from m_read) or t.block_timestamp >= (select b from m_read));
+   and (t.removed_seq is null or t.removed_seq > (select run_seq from m_part));
+
+insert into m_payments
+select c.seller_id,
+       t.block_timestamp,
+       (t.tx_hash || ':' || t.log_index || ':' || t.payer || ':' || t.seller_address || ':' || t.value || E'\n')
+         collate "C"
+  from verified_transfers t
+  join m_catalog_sellers c on c.seller_address = t.seller_address
+ where t.block_timestamp >= (select greatest(a, b) from m_read)
+   and t.block_timestamp <= (select as_of_ts from m_gen)
+   and t.block_timestamp > (select window_start_ts from m_gen)
+   and t.block_number <= (select as_of_block from m_gen)
+   and t.added_seq <= (select run_seq from m_part)
+   and (t.removed_seq is null or t.removed_seq > (select run_seq from m_part));
 
 insert into m_payments
 select c.seller_id,
