@@ -139,8 +139,9 @@ select d.seller_address, d.payer, d.dn, d.dtotal, coalesce(a.n, 0) as old_n
 insert into acc_payers as a (seller_address, payer, n, total)
 select seller_address, payer, dn, dtotal from m_payer_delta
     on conflict (seller_address, payer) do update set n = a.n + excluded.n, total = a.total + excluded.total;
+-- (only the pairs whose count went to zero: a few rows, looked up by key)
 delete from acc_payers a
- using m_payer_delta d
+ using (select seller_address, payer from m_payer_delta where old_n > 0 and old_n + dn = 0) d
  where not (select reset from m_acc)
    and a.seller_address = d.seller_address and a.payer = d.payer and a.n = 0;
 
@@ -164,7 +165,7 @@ select seller_address, day_start, payer, dn, dtotal from m_day_delta
     on conflict (seller_address, day_start, payer)
     do update set n = a.n + excluded.n, total = a.total + excluded.total;
 delete from acc_day_payers a
- using m_day_delta d
+ using (select seller_address, day_start, payer from m_day_delta where old_n > 0 and old_n + dn = 0) d
  where not (select reset from m_acc)
    and a.seller_address = d.seller_address and a.day_start = d.day_start and a.payer = d.payer and a.n = 0;
 

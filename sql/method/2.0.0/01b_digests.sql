@@ -121,6 +121,8 @@ with closed as (
      set gen_to = (select generation from m_part)
     from m_changed c
    where h.gen_to is null and h.seller_address = c.seller_address and h.hour_start = c.period_start
+     -- live partials exist only in [lo, hi): new payments of the open hour need no lookup
+     and c.period_start >= (select lo from m_part_old) and c.period_start < (select hi from m_part_old)
   returning h.seller_address)
 insert into m_digest_sellers select seller_address from closed;
 update part_seller_hours h
