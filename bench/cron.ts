@@ -19,8 +19,10 @@ import { parseArgs } from 'node:util';
 import { sql } from 'kysely';
 import { openDatabase } from '../src/db/index.ts';
 import { createScratchSchema } from '../src/db/scratch-schema.ts';
+import { createRng } from '../src/devchain/prng.ts';
 import { projectRoot } from '../src/lib/paths.ts';
 import { FakeChain, serveJsonRpc, type Hex } from '../test/chain/fake-rpc.ts';
+import { other, payer, seller } from './fake-addresses.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -38,19 +40,7 @@ const GENESIS = 1_760_000_400;
 const HEAD = Math.round((31 * 86_400) / BLOCK_TIME);
 const STEP_BLOCKS = 900 / BLOCK_TIME; // 15 minutes
 
-const seller = (i: number) => `0x5e11${i.toString(16).padStart(36, '0')}`;
-const payer = (i: number) => `0x9a7e${i.toString(16).padStart(36, '0')}`;
-const other = (i: number) => `0x07e5${i.toString(16).padStart(36, '0')}`;
-
-function rng(seed: number) {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-const random = rng(402);
+const random = createRng('bench/cron').next;
 let tx = 1;
 let nonce = 1n;
 const nextTx = () => `0x${(tx++).toString(16).padStart(64, '0')}` as Hex;

@@ -20,6 +20,7 @@ import { createChainClient, resolveAsOf } from '../src/chain/index.ts';
 import { syncChain } from '../src/sync/index.ts';
 import { freshDatabase } from '../test/helpers/db.ts';
 import { FakeChain, serveJsonRpc, type Hex } from '../test/chain/fake-rpc.ts';
+import { other, payer, seller } from './fake-addresses.ts';
 
 const { values: args, positionals } = parseArgs({
   allowPositionals: true,
@@ -43,10 +44,6 @@ const USDC = '0x833589fcd6edb6e08f4c7c32d4f71b54bda02913';
 const GENESIS = 1_760_000_400; // 00:20 UTC
 const WINDOW = 30 * 86_400;
 const HEAD = Math.round(((DAYS + 1) * 86_400) / BLOCK_TIME);
-
-const seller = (i: number) => `0x5e11${i.toString(16).padStart(36, '0')}`;
-const payer = (i: number) => `0x9a7e${i.toString(16).padStart(36, '0')}`;
-const other = (i: number) => `0x07e5${i.toString(16).padStart(36, '0')}`;
 
 /** Deterministic generator (mulberry32), so the server and the checks agree without sharing state. */
 function rng(seed: number) {

@@ -46,3 +46,10 @@ select (row_number() over (order by c.seller_address))::int    as seller_id,
          group by l.seller_address) c;
 
 analyze m_catalog_sellers;
+
+-- The catalog's seller set as one key (sha256 of the sorted addresses): the derived data built
+-- over one set of sellers (market days, 2.0.0 global hours) is reused only under the same key.
+create temp table m_sellers_key on commit drop as
+select encode(sha256(convert_to(
+         coalesce(string_agg(seller_address, ',' order by seller_address), ''), 'UTF8')), 'hex') as sellers_key
+  from m_catalog_sellers;

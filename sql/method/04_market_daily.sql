@@ -15,9 +15,7 @@ select x.*,
          or s.checked_seq > (select run_seq from m_gen)
          or s.sellers_key <> x.sellers_key                           as reset,
        coalesce(s.checked_seq, 0)                                    as checked_seq
-  from (select encode(sha256(convert_to(
-                 coalesce(string_agg(seller_address, ',' order by seller_address), ''), 'UTF8')), 'hex') as sellers_key
-          from m_catalog_sellers) x
+  from m_sellers_key x
   left join acc_market_state s on true;
 
 delete from acc_market_days where (select reset from m_mkt);

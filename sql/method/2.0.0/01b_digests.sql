@@ -27,9 +27,7 @@ select x.*, greatest(x.w1, x.as_of_ts - x.as_of_ts % x.p) as w2
                -- the first period starting after the (excluded) window start
                g.window_start_ts - g.window_start_ts % g.digest_period_seconds
                  + g.digest_period_seconds                                      as w1,
-               (select encode(sha256(convert_to(
-                         coalesce(string_agg(seller_address, ',' order by seller_address), ''), 'UTF8')), 'hex')
-                  from m_catalog_sellers)                                       as sellers_key
+               (select sellers_key from m_sellers_key)                          as sellers_key
           from m_gen g) x;
 
 -- The partials are reusable unless there are none, they were built for another period length,
@@ -153,49 +151,33 @@ create temp table m_read on commit drop as
 select greatest(w1, lo) as a, least(w2, hi) as b
   from m_part cross join m_part_old;
 
--- (two plain time ranges, (window start, a) and [max(a, b), as-of], rather than one test with an
--- `or`, which the planner cannot turn into two index ranges: at 10M payments it read them all)
+-- Three disjoint time ranges, each its own index range: (window start, a), [max(a, b), as-of],
+-- and the changed hours inside [a, b). (One test with an `or` of ranges the planner cannot turn
+-- into index ranges: at 10M payments it read the whole window.)
 create temp table m_payments on commit drop as
 select c.seller_id,
        t.block_timestamp,
        (t.tx_hash || ':' || t.log_index || ':' || t.payer || ':' || t.seller_address || ':' || t.value || E'\n')
          collate "C" as evidence_line
-  from verified_transfers t
+  from (select * from verified_transfers
+         where block_timestamp > (select window_start_ts from m_gen)
+           and block_timestamp < (select a from m_read)
+        union all
+        select * from verified_transfers
+         where block_timestamp >= (select greatest(a, b) from m_read)
+           and block_timestamp <= (select as_of_ts from m_gen)
+           and block_timestamp > (select window_start_ts from m_gen)
+        union all
+        select v.*
+          from m_changed_hours h
+          join verified_transfers v
+            on v.block_timestamp >= h.period_start
+           and v.block_timestamp < h.period_start + (select p from m_part)
+         where v.block_timestamp >= (select a from m_read)
+           and v.block_timestamp < (select b from m_read)
+           and v.block_timestamp > (select window_start_ts from m_gen)) t
   join m_catalog_sellers c on c.seller_address = t.seller_address
- where t.block_timestamp > (select window_start_ts from m_gen)
-   and t.block_timestamp < (select a from m_read)
-   and t.block_number <= (select as_of_block from m_gen)
-   and t.added_seq <= (select run_seq from m_part)
-   and (t.removed_seq is null or t.removed_seq > (select run_seq from m_part));
-
-insert into m_payments
-select c.seller_id,
-       t.block_timestamp,
-       (t.tx_hash || ':' || t.log_index || ':' || t.payer || ':' || t.seller_address || ':' || t.value || E'\n')
-         collate "C"
-  from verified_transfers t
-  join m_catalog_sellers c on c.seller_address = t.seller_address
- where t.block_timestamp >= (select greatest(a, b) from m_read)
-   and t.block_timestamp <= (select as_of_ts from m_gen)
-   and t.block_timestamp > (select window_start_ts from m_gen)
-   and t.block_number <= (select as_of_block from m_gen)
-   and t.added_seq <= (select run_seq from m_part)
-   and (t.removed_seq is null or t.removed_seq > (select run_seq from m_part));
-
-insert into m_payments
-select c.seller_id,
-       t.block_timestamp,
-       (t.tx_hash || ':' || t.log_index || ':' || t.payer || ':' || t.seller_address || ':' || t.value || E'\n')
-         collate "C"
-  from m_changed_hours h
-  join verified_transfers t
-    on t.block_timestamp >= h.period_start
-   and t.block_timestamp < h.period_start + (select p from m_part)
-  join m_catalog_sellers c on c.seller_address = t.seller_address
- where t.block_timestamp >= (select a from m_read)
-   and t.block_timestamp < (select b from m_read)
-   and t.block_timestamp > (select window_start_ts from m_gen)
-   and t.block_number <= (select as_of_block from m_gen)
+ where t.block_number <= (select as_of_block from m_gen)
    and t.added_seq <= (select run_seq from m_part)
    and (t.removed_seq is null or t.removed_seq > (select run_seq from m_part));
 set local enable_nestloop = off;

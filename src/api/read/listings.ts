@@ -127,32 +127,7 @@ async function searchWords(db: Kysely<Schema>, q: string): Promise<string[]> {
  * the page (and, with a filter, the rows it skips), not every listing that holds the word. The
  * same rows and order as the general path.
  */
-async function oneWord(db: Kysely<Schema>, g: GenerationRow, word: string, p: DirectoryParams, offset: number) {
-  if (p.tier === undefined) {
-    // ranked on the postings alone (and the catalog's category), then the page joined
-    let r = db
-      .selectFrom('catalog_listing_words as w')
-      .select('w.listing_id')
-      .where('w.snapshot_id', '=', g.catalog_snapshot_id)
-      .where('w.word', '=', word);
-    if (p.category !== undefined)
-      r = r
-        .innerJoin('catalog_listings as c', (join) =>
-          join.onRef('c.snapshot_id', '=', 'w.snapshot_id').onRef('c.listing_id', '=', 'w.listing_id'),
-        )
-        .where('c.category', '=', p.category);
-    const ids = await r
-      .orderBy('w.score', 'desc')
-      .orderBy('w.listing_id')
-      .offset(offset)
-      .limit(p.limit + 1)
-      .execute();
-    return pageRows(
-      db,
-      g,
-      ids.map((x) => x.listing_id),
-    );
-  }
+function oneWord(db: Kysely<Schema>, g: GenerationRow, word: string, p: DirectoryParams, offset: number) {
   let q = db
     .selectFrom('catalog_listing_words as w')
     .innerJoin(generationListings(db, g).as('l'), 'l.listing_id', 'w.listing_id')
@@ -167,18 +142,6 @@ async function oneWord(db: Kysely<Schema>, g: GenerationRow, word: string, p: Di
     .offset(offset)
     .limit(p.limit + 1)
     .execute();
-}
-
-/** The generation's rows of these listings, in the order given. */
-async function pageRows(db: Kysely<Schema>, g: GenerationRow, ids: string[]) {
-  if (ids.length === 0) return [];
-  const rows = await db
-    .selectFrom(generationListings(db, g).as('l'))
-    .select(GEN_LISTING_COLUMNS)
-    .where('l.listing_id', 'in', ids)
-    .execute();
-  const byId = new Map(rows.map((r) => [r.listing_id, r]));
-  return ids.flatMap((id) => byId.get(id) ?? []);
 }
 
 /** A tsquery literal of one word (only letters and digits: nothing to escape but a quote). */
@@ -216,41 +179,17 @@ async function readSearch(
     .where(sql<boolean>`c.search_doc @@ ${words.map((w) => lexeme(w)).join(' & ')}::tsquery`);
   if (p.category !== undefined) q = q.where('l.category', '=', p.category);
   if (p.tier !== undefined) q = q.where('l.tier', '=', p.tier);
-  // Without a tier filter the order needs only the snapshot's words and categories: the page is
-  // ranked there and only its rows are joined to the generation's numbers (bench/search.ts: p99
-  // 24 ms when every matching listing was joined first).
-  const rankOnCatalog = async () => {
-    let r = db
-      .selectFrom('catalog_listings as c')
-      .select('c.listing_id')
-      .where('c.snapshot_id', '=', g.catalog_snapshot_id)
-      .where(sql<boolean>`c.search_doc @@ ${words.map((w) => lexeme(w)).join(' & ')}::tsquery`);
-    if (p.category !== undefined) r = r.where('c.category', '=', p.category);
-    const ids = await r
-      .orderBy(sql`${score}`, 'desc')
-      .orderBy('c.listing_id')
-      .offset(offset)
-      .limit(p.limit + 1)
-      .execute();
-    return pageRows(
-      db,
-      g,
-      ids.map((x) => x.listing_id),
-    );
-  };
   const rows =
     words.length === 0
       ? []
       : words.length === 1
         ? await oneWord(db, g, words[0]!, p, offset)
-        : p.tier === undefined
-          ? await rankOnCatalog()
-          : await q
-              .orderBy(sql`${score}`, 'desc')
-              .orderBy('l.listing_id')
-              .offset(offset)
-              .limit(p.limit + 1)
-              .execute();
+        : await q
+            .orderBy(sql`${score}`, 'desc')
+            .orderBy('l.listing_id')
+            .offset(offset)
+            .limit(p.limit + 1)
+            .execute();
   const page = rows.slice(0, p.limit);
   const more = rows.length > p.limit;
   return {
