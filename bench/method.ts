@@ -10,6 +10,9 @@
  *   npx tsx bench/method.ts                                                             # embedded PGlite
  *   PAYMENTS=10000000 BENCH_DATABASE_URL=... npx tsx bench/method.ts                    # 10M payments
  *   VERIFY=1 ...   # also computes the last steady generation from scratch and compares every row
+ *   KEEP=1 ...     # keeps the schema (its name is printed) ...
+ *   REUSE=bench_method_1a2b3c4d ...   # ... and runs STEADY_RUNS more steady generations on it, with
+ *                                     # the same PAYMENTS: no load, no cold run (the 10M figures)
  *
  * Prices look like x402's: each seller charges one of three fixed prices per payment (a few
  * dollars down to a tenth of a cent), and 1% of payments carry an arbitrary amount. Payers are
@@ -114,6 +117,7 @@ function stepLogger() {
 }
 
 const s = (ms: number) => +(ms / 1000).toFixed(3);
+const seconds = (ms: number | undefined) => (ms === undefined ? null : s(ms));
 
 /** SPLIT_STEPS=1: one logged step per SQL statement of the method (to see where a step's time goes). */
 const steps = (): { steps?: MethodStep[] } =>
@@ -132,14 +136,8 @@ const steps = (): { steps?: MethodStep[] } =>
       }
     : {};
 
-async function main() {
-  const url = process.env.BENCH_DATABASE_URL ?? process.env.DATABASE_URL;
-  const scratch = url ? await createScratchSchema(url, 'bench_method') : undefined;
-  if (scratch) console.error(`schema ${scratch.name}`);
-  const database = await openDatabase({ databaseUrl: scratch?.url, dataDir: process.env.DATA_DIR ?? null });
-  const { db } = database;
-  await migrate(db);
-
+/** The load and the cold generation; returns the generation and the catalog snapshot. */
+async function loadAndCompute(db: Kysely<Schema>, backend: string) {
   const t0 = performance.now();
   const snapshot = await db
     .insertInto('catalog_snapshots')
@@ -166,7 +164,7 @@ async function main() {
   `,
     )
     .execute(db);
-  const indexes = database.backend === 'pg' ? await dropIndexes(db) : [];
+  const indexes = backend === 'pg' ? await dropIndexes(db) : [];
   // payments spread evenly over the 30-day window ending at the as-of block
   const CHUNK = 1_000_000;
   for (let from = 1; from <= PAYMENTS; from += CHUNK) {
@@ -201,13 +199,68 @@ async function main() {
   await publishGeneration(db, generation);
   const publishMs = performance.now() - t3;
   console.error(`cold ${s(coldMs)} s`, cold.steps);
+  return {
+    generation,
+    snapshotId: snapshot.snapshot_id,
+    loadMs,
+    bareMs,
+    bareGroups: bare.rows.length,
+    coldMs,
+    publishMs,
+    coldSteps: cold.steps,
+  };
+}
+
+/** REUSE: the schema a KEEP run left, with its last generation; nothing loaded or computed cold. */
+async function reuse(db: Kysely<Schema>) {
+  const last = await db
+    .selectFrom('generations')
+    .select(['generation', 'catalog_snapshot_id'])
+    .orderBy('generation', 'desc')
+    .executeTakeFirstOrThrow();
+  console.error(`reusing generation ${last.generation}`);
+  const none = undefined as number | undefined;
+  return {
+    generation: last.generation,
+    snapshotId: last.catalog_snapshot_id,
+    loadMs: none,
+    bareMs: none,
+    bareGroups: none,
+    coldMs: none,
+    publishMs: none,
+    coldSteps: {},
+  };
+}
+
+async function main() {
+  const url = process.env.BENCH_DATABASE_URL ?? process.env.DATABASE_URL;
+  const reused = process.env.REUSE;
+  if (reused && !url) throw new Error('REUSE needs BENCH_DATABASE_URL');
+  const scratch = url && !reused ? await createScratchSchema(url, 'bench_method') : undefined;
+  if (scratch) console.error(`schema ${scratch.name}`);
+  let databaseUrl = scratch?.url;
+  if (reused) {
+    const u = new URL(url!);
+    // (PGOPTIONS adds server settings, e.g. auto_explain's, for a look at the plans)
+    u.searchParams.set('options', `-c search_path=${reused} ${process.env.PGOPTIONS ?? ''}`.trim());
+    databaseUrl = u.toString();
+  }
+  const database = await openDatabase({ databaseUrl, dataDir: process.env.DATA_DIR ?? null });
+  const { db } = database;
+  await migrate(db);
+
+  const first = reused ? await reuse(db) : await loadAndCompute(db, database.backend);
+  const { generation, coldSteps } = first;
+  const snapshot = { snapshot_id: first.snapshotId };
+  // the steady runs a reused schema already had (generation 1 is the cold one)
+  const before = reused ? generation - 1 : 0;
 
   // Steady state: every 15 minutes, 15 minutes of new payments (4,500 blocks).
   const perRun = Math.max(1, Math.round(PAYMENTS / 2880));
   const steadyMs: number[] = [];
   const steadySteps: Record<string, number>[] = [];
   let last = generation;
-  for (let run = 1; run <= STEADY_RUNS; run++) {
+  for (let run = before + 1; run <= before + STEADY_RUNS; run++) {
     const base = AS_OF_BLOCK + BigInt(run - 1) * 4500n;
     await loadPayments(
       db,
@@ -280,17 +333,20 @@ async function main() {
     counted_payments: Number(check.payments),
     top_seller_payments: Number(check.top),
     counted_sellers: Number(check.sellers),
-    bare_groups: bare.rows.length,
-    load_s: s(loadMs),
-    bare_aggregate_s: s(bareMs),
-    cold_s: s(coldMs),
-    publish_s: s(publishMs),
-    cold_ratio_to_bare: +(coldMs / bareMs).toFixed(1),
+    reused: reused ?? null,
+    bare_groups: first.bareGroups ?? null,
+    load_s: seconds(first.loadMs),
+    bare_aggregate_s: seconds(first.bareMs),
+    cold_s: seconds(first.coldMs),
+    publish_s: seconds(first.publishMs),
+    cold_ratio_to_bare: first.coldMs && first.bareMs ? +(first.coldMs / first.bareMs).toFixed(1) : null,
     steady_new_payments: perRun,
     steady_runs_s: steadyMs.map(s),
     steady_s: s(sorted[Math.floor((sorted.length - 1) / 2)]!),
-    steady_ratio_to_cold: +(sorted[Math.floor((sorted.length - 1) / 2)]! / coldMs).toFixed(4),
-    cold_steps_ms: cold.steps,
+    steady_ratio_to_cold: first.coldMs
+      ? +(sorted[Math.floor((sorted.length - 1) / 2)]! / first.coldMs).toFixed(4)
+      : null,
+    cold_steps_ms: coldSteps,
     steady_steps_ms: steadySteps.at(-1),
     verify: verified ?? null,
     // this process's peak RSS through cold and steady runs (the database is another process),

@@ -326,6 +326,11 @@ export interface PartSellerDigestsTable {
   digest: string;
   edge: boolean;
 }
+/** A seller's live closed-hour lines in hour order, as one text (sql/migrations/0020; method 2.0.0). */
+export interface PartSellerLinesTable {
+  seller_address: string;
+  lines: string;
+}
 /** The daily series shared between generations (sql/migrations/0016): serves gen_from <= g < gen_to. */
 export interface SellerDailyRowsTable {
   seller_address: string;
@@ -388,4 +393,5 @@ export interface Schema {
   gen_seller_daily_fixed: GenSellerDailyTable;
   gen_listings_fixed: GenListingsTable;
   part_seller_digests: PartSellerDigestsTable;
+  part_seller_lines: PartSellerLinesTable;
 }

@@ -80,6 +80,7 @@ const ACC = [
   'acc_market_state',
   'seller_daily_rows',
   'part_seller_digests',
+  'part_seller_lines',
 ] as const;
 
 async function resetFacts(t: TestDatabase) {
@@ -295,6 +296,43 @@ describe.each(backends())('incremental generations equal from-scratch ones on $b
       .execute();
     expect(last.reduce((n, r) => n + r.payments_30d, 0)).toBeGreaterThan(0); // not a vacuous comparison
     expect((await t.db.selectFrom('part_seller_hours').selectAll().execute()).length).toBeGreaterThan(0);
+  });
+
+  it('behavior: hours leave the window at its start and close at its end (the kept lines are cut and appended to)', async () => {
+    // The first as-of is T0 + 30 days + 1,800 s, so the window starts at T0 + 1,800 and its first
+    // closed hour is [T0 + 3,600, T0 + 7,200). Seller c is paid in that hour (window_start, offset
+    // 7,200: at T0 + 5,400) and ten hours later (anywhere, offset 100: 35,900 s after the start).
+    const pay = (where: Where, seller: number, offset: number): Pay => ({
+      where,
+      offset,
+      k: 1,
+      seller,
+      payer: 1,
+      value: 100,
+      plain: false,
+    });
+    const quiet = { reorgBack: null, toggleSeller: null, kill: null };
+    const result = await runHistory(t, [
+      { advance: 0, k: 0, pays: [pay('window_start', 2, 7_200), pay('anywhere', 2, 100)], ...quiet },
+      // a is paid 30 min before the as-of: in the open hour, an edge period
+      { advance: 0, k: 1, pays: [pay('recent', 0, 1_800)], ...quiet },
+      // An hour later the window starts at T0 + 5,400: c's first hour is the partial first period
+      // and its payment (at the excluded start) is out, so its line is cut; a's hour has closed
+      // at the end, so its line is appended.
+      { advance: 3_600, k: 2, pays: [], ...quiet },
+    ]);
+    expect(result).toEqual({ reused: 2, generations: 6 });
+    const lines = await t.db.selectFrom('part_seller_lines').select(['seller_address', 'lines']).execute();
+    const of = (seller: string) =>
+      lines
+        .find((l) => l.seller_address === seller)
+        ?.lines.split('\n')
+        .filter(Boolean);
+    // c: only its hour ten hours in is a closed hour now; a: the hour of its payment has closed
+    expect(of(SELLERS[2]!)).toEqual([
+      expect.stringMatching(new RegExp(`^${T0 + 1_800n + 35_900n - ((1_800n + 35_900n) % 3_600n)}:1:[0-9a-f]{64}$`)),
+    ]);
+    expect(of(SELLERS[0]!)).toHaveLength(1);
   });
 
   it('property: random histories of runs', async () => {

@@ -48,6 +48,7 @@ update part_hours set gen_to = (select generation from m_part)
  where gen_to is null and (select reset from m_part_old);
 delete from part_sellers where (select reset from m_part_old);
 delete from part_seller_digests where (select reset from m_part_old);
+delete from part_seller_lines where (select reset from m_part_old);
 update m_part_old set checked_seq = (select run_seq from m_part), lo = 0, hi = 0, sellers_key = null where reset;
 
 -- (seller, period) whose facts changed since the partials were checked: added or removed by a
@@ -111,9 +112,16 @@ analyze m_changed_hours;
 -- Close what changed, what left the closed range, and the sellers gone from the catalog: their
 -- facts are no longer indexed, so their partials could not be kept exact.
 -- (few changed periods: look each up by the primary key rather than hash all the partials)
--- (m_digest_sellers collects the sellers whose set of periods changes: their evidence digest is
--- composed again below; every other seller's is the one part_seller_digests kept)
-create temp table m_digest_sellers (seller_address text) on commit drop;
+-- (m_period_changes collects the live partials closed and built by this run: their sellers'
+-- lines (part_seller_lines) change and their evidence digests are composed again below; every
+-- other seller's digest is the one part_seller_digests kept)
+create temp table m_period_changes (
+  seller_address  text collate "C",
+  hour_start      bigint,
+  payments        integer,
+  sha256          text,
+  built           boolean
+) on commit drop;
 with closed as (
   update part_seller_hours h
      set gen_to = (select generation from m_part)
@@ -121,8 +129,8 @@ with closed as (
    where h.gen_to is null and h.seller_address = c.seller_address and h.hour_start = c.period_start
      -- live partials exist only in [lo, hi): new payments of the open hour need no lookup
      and c.period_start >= (select lo from m_part_old) and c.period_start < (select hi from m_part_old)
-  returning h.seller_address)
-insert into m_digest_sellers select seller_address from closed;
+  returning h.seller_address, h.hour_start, h.payments, h.sha256)
+insert into m_period_changes select seller_address, hour_start, payments, sha256, false from closed;
 update part_seller_hours h
    set gen_to = (select generation from m_part)
   from m_gone_sellers s
@@ -132,8 +140,8 @@ with closed as (
      set gen_to = (select generation from m_part)
    where gen_to is null
      and (hour_start < (select w1 from m_part) or hour_start >= (select w2 from m_part))
-  returning seller_address)
-insert into m_digest_sellers select seller_address from closed;
+  returning seller_address, hour_start, payments, sha256)
+insert into m_period_changes select seller_address, hour_start, payments, sha256, false from closed;
 delete from part_sellers
  where seller_address in (select seller_address from m_gone_sellers);
 update part_hours
@@ -206,8 +214,8 @@ select c.seller_address, b.period_start, b.payments, b.sha256, (select generatio
             or (seller_id, period_start) in (select seller_id, period_start from m_changed_ids)
          group by 1, 2) b
   join m_catalog_sellers c using (seller_id)
-returning seller_address)
-insert into m_digest_sellers select seller_address from built;
+returning seller_address, hour_start, payments, sha256)
+insert into m_period_changes select seller_address, hour_start, payments, sha256, true from built;
 
 insert into part_sellers (seller_address)
 select seller_address from m_catalog_sellers where seller_id in (select seller_id from m_build_sellers);
@@ -259,36 +267,78 @@ select (select generation from m_part),
 
 -- The sellers whose digest is composed again: those whose closed hours changed (above), those
 -- with edge periods now or in the previous run (the edges move every run), and the new ones.
-insert into m_digest_sellers
-select seller_address from gen_edge_seller_periods where generation = (select generation from m_part)
+create temp table m_digest_touched on commit drop as
+select seller_address from m_period_changes
+union
+select seller_address collate "C" from gen_edge_seller_periods where generation = (select generation from m_part)
 union
 select seller_address from part_seller_digests where edge
 union
 select c.seller_address from m_catalog_sellers c where c.seller_id in (select seller_id from m_build_sellers);
-
-create temp table m_digest_touched on commit drop as
-select distinct seller_address collate "C" as seller_address from m_digest_sellers;
 analyze m_digest_touched;
 
+-- Each seller's lines (part_seller_lines, migration 0020) follow its live partials. Where hours
+-- only left at the window's start (a prefix of its lines: every live hour before w1 is closed)
+-- and closed at its end (after every live hour: hi is the old range's end), the text is cut and
+-- appended to; anything else (changed facts, a seller new to the partials, a range that went
+-- back, a seller whose digest is composed but whose lines are missing) rebuilds it from the live
+-- partials.
+delete from part_seller_lines where seller_address in (select seller_address from m_gone_sellers);
+
+create temp table m_lines_rebuild on commit drop as
+select c.seller_address from m_catalog_sellers c where c.seller_id in (select seller_id from m_build_sellers)
+union
+select seller_address
+  from m_period_changes
+ where (not built and hour_start >= (select w1 from m_part))
+    or (built and hour_start < (select hi from m_part_old))
+union
+select t.seller_address
+  from m_digest_touched t
+ where not exists (select 1 from part_seller_lines l where l.seller_address = t.seller_address);
+analyze m_lines_rebuild;
+
+-- (the line of a period: `period_start:payments:sha256\n`, ASCII, so characters are bytes)
+update part_seller_lines l
+   set lines = substr(l.lines, 1 + x.cut) || x.appended
+  from (select seller_address,
+               coalesce(sum(length(line)) filter (where not built), 0)::int                   as cut,
+               coalesce(string_agg(line, '' order by hour_start) filter (where built), '')   as appended
+          from (select seller_address, built, hour_start,
+                       hour_start || ':' || payments || ':' || sha256 || E'\n' as line
+                  from m_period_changes) c
+         where seller_address not in (select seller_address from m_lines_rebuild)
+         group by seller_address) x
+ where l.seller_address = x.seller_address;
+
+insert into part_seller_lines as l (seller_address, lines)
+select r.seller_address,
+       coalesce(string_agg(h.hour_start || ':' || h.payments || ':' || h.sha256 || E'\n', '' order by h.hour_start), '')
+  from m_lines_rebuild r
+  left join part_seller_hours h on h.seller_address = r.seller_address collate "default" and h.gen_to is null
+ group by r.seller_address
+    on conflict (seller_address) do update set lines = excluded.lines;
+
+-- A seller's evidence digest: its edge period before w1, its lines, its edge period from w2 on.
 set local enable_nestloop = on;
 create temp table m_digests_new on commit drop as
-select p.seller_address,
-       encode(sha256(convert_to(
-         string_agg(p.period_start || ':' || p.payments || ':' || p.sha256 || E'\n', '' order by p.period_start),
-         'UTF8')), 'hex') as digest,
-       bool_or(p.edge) as edge
-  from (select h.seller_address, h.hour_start as period_start, h.payments, h.sha256, false as edge
-          from m_digest_touched t
-          join part_seller_hours h on h.seller_address = t.seller_address collate "default"
-         where h.gen_to is null
-           and h.hour_start >= (select w1 from m_part)
-           and h.hour_start < (select w2 from m_part)
-        union all
-        select seller_address, period_start, payments, sha256, true
-          from gen_edge_seller_periods
-         where generation = (select generation from m_part)) p
- where p.seller_address in (select seller_address from m_digest_touched)
- group by p.seller_address;
+select t.seller_address,
+       encode(sha256(convert_to(coalesce(e.before, '') || coalesce(l.lines, '') || coalesce(e.after, ''), 'UTF8')),
+              'hex')                             as digest,
+       e.seller_address is not null             as edge
+  from m_digest_touched t
+  left join part_seller_lines l on l.seller_address = t.seller_address
+  left join (select seller_address collate "C" as seller_address,
+                    string_agg(line, '' order by period_start) filter (where period_start < w1)  as before,
+                    string_agg(line, '' order by period_start) filter (where period_start >= w2) as after
+               from (select seller_address, period_start,
+                            period_start || ':' || payments || ':' || sha256 || E'\n' as line
+                       from gen_edge_seller_periods
+                      where generation = (select generation from m_part)) p
+              cross join m_part
+              group by 1) e on e.seller_address = t.seller_address
+ -- (octet_length of a stored text reads its size, not the text)
+ where octet_length(l.lines) > 0 or e.seller_address is not null;
 
 delete from part_seller_digests
  where seller_address in (select seller_address from m_digest_touched)
