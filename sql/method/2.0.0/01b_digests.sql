@@ -135,11 +135,21 @@ update part_seller_hours h
    set gen_to = (select generation from m_part)
   from m_gone_sellers s
  where h.gen_to is null and h.seller_address = s.seller_address;
+-- (live partials lie in the old range [lo, hi), so those that left the new one lie in [lo, w1)
+-- or [w2, hi): two narrow index ranges. An `or` of the two open ranges made Postgres scan every
+-- partial of the window: 0.4-0.6 s a run at 10M payments.)
 with closed as (
   update part_seller_hours
      set gen_to = (select generation from m_part)
    where gen_to is null
-     and (hour_start < (select w1 from m_part) or hour_start >= (select w2 from m_part))
+     and hour_start >= (select lo from m_part_old) and hour_start < (select w1 from m_part)
+  returning seller_address, hour_start, payments, sha256)
+insert into m_period_changes select seller_address, hour_start, payments, sha256, false from closed;
+with closed as (
+  update part_seller_hours
+     set gen_to = (select generation from m_part)
+   where gen_to is null
+     and hour_start >= (select w2 from m_part) and hour_start < (select hi from m_part_old)
   returning seller_address, hour_start, payments, sha256)
 insert into m_period_changes select seller_address, hour_start, payments, sha256, false from closed;
 delete from part_sellers
