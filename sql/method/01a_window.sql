@@ -138,7 +138,8 @@ create temp table m_payer_delta (
   payer           text,
   dn              bigint,
   dtotal          numeric,
-  old_n           bigint
+  old_n           bigint,
+  total           numeric
 ) on commit drop;
 with d as (
   select seller_address, payer, sum(sign) as dn, sum(sign * value) as dtotal
@@ -150,9 +151,9 @@ upserted as (
   select seller_address, payer, dn, dtotal from d
    order by seller_address collate "C", payer collate "C"
       on conflict (seller_address, payer) do update set n = a.n + excluded.n, total = a.total + excluded.total
-  returning a.seller_address, a.payer, a.n)
+  returning a.seller_address, a.payer, a.n, a.total)
 insert into m_payer_delta
-select d.seller_address, d.payer, d.dn, d.dtotal, u.n - d.dn
+select d.seller_address, d.payer, d.dn, d.dtotal, u.n - d.dn, u.total
   from d
   join upserted u on u.seller_address = d.seller_address and u.payer = d.payer;
 -- (only the pairs whose count went to zero: a few rows, looked up by key)
@@ -213,21 +214,37 @@ delete from acc_seller_days a
    and a.seller_address = d.seller_address and a.day_start = d.day_start and a.payments = 0;
 
 -- The sellers whose numbers change: counts and sums by difference, the payers by the payers
--- gained and lost, the rest looked up.
+-- gained and lost. A seller none of whose payments left (`leaving`: no sign -1, nothing removed
+-- or past the window's start) only gained payments: its top payer's sum is the larger of the old
+-- one and its changed payers' new sums, and its first and last payment are the earlier and the
+-- later of the old ones and those that entered (one chain: time grows with the block). The
+-- others are looked up below.
 create temp table m_touched on commit drop as
 select k.seller_address,
        coalesce(a.payments, 0) + coalesce(d.dp, 0)                       as payments,
        coalesce(a.revenue, 0) + coalesce(d.dr, 0)                        as revenue,
-       coalesce(a.payers, 0) + coalesce(p.dpayers, 0)                    as payers
+       coalesce(a.payers, 0) + coalesce(p.dpayers, 0)                    as payers,
+       coalesce(d.leaving, false)                                        as leaving,
+       greatest(coalesce(a.top_sum, 0), coalesce(p.top_in, 0))           as top_sum,
+       least(a.first_ts, d.in_first_ts)                                  as first_ts,
+       greatest(a.last_ts, d.in_last_ts)                                 as last_ts,
+       least(a.first_block, d.in_first_block)                            as first_block,
+       greatest(a.last_block, d.in_last_block)                           as last_block
   from (select seller_address from m_delta union select seller_address from m_added_sellers) k
   left join acc_sellers a using (seller_address)
-  left join (select seller_address, sum(sign) as dp, sum(sign * value) as dr
+  left join (select seller_address, sum(sign) as dp, sum(sign * value) as dr,
+                    bool_or(sign < 0)                              as leaving,
+                    min(block_timestamp) filter (where sign > 0)   as in_first_ts,
+                    max(block_timestamp) filter (where sign > 0)   as in_last_ts,
+                    min(block_number) filter (where sign > 0)      as in_first_block,
+                    max(block_number) filter (where sign > 0)      as in_last_block
                from m_delta
               group by 1) d using (seller_address)
   left join (select seller_address,
                     sum(case when old_n = 0 and old_n + dn > 0 then 1
                              when old_n > 0 and old_n + dn = 0 then -1
-                             else 0 end) as dpayers
+                             else 0 end) as dpayers,
+                    max(total)           as top_in
                from m_payer_delta
               group by 1) p using (seller_address);
 
@@ -239,14 +256,19 @@ select t.seller_address,
        t.payments,
        t.revenue,
        t.payers,
-       coalesce((select max(p.total) from acc_payers p where p.seller_address = t.seller_address), 0),
+       case when t.leaving
+            then coalesce((select max(p.total) from acc_payers p where p.seller_address = t.seller_address), 0)
+            else t.top_sum end,
        -- lower median: the smallest value whose cumulative count reaches half the payments
        (select min(h.value)
           from (select v.value, sum(v.n) over (order by v.value) as cum
                   from acc_values v
                  where v.seller_address = t.seller_address) h
          where 2 * h.cum >= t.payments),
-       f.block_timestamp, l.block_timestamp, f.block_number, l.block_number
+       case when t.payments = 0 then null when t.leaving then f.block_timestamp else t.first_ts end,
+       case when t.payments = 0 then null when t.leaving then l.block_timestamp else t.last_ts end,
+       case when t.payments = 0 then null when t.leaving then f.block_number else t.first_block end,
+       case when t.payments = 0 then null when t.leaving then l.block_number else t.last_block end
   from m_touched t
   left join lateral (select x.block_timestamp, x.block_number
                        from verified_transfers x
@@ -257,7 +279,7 @@ select t.seller_address,
                         and x.added_seq <= (select s1 from m_acc)
                         and (x.removed_seq is null or x.removed_seq > (select s1 from m_acc))
                       order by x.block_number
-                      limit 1) f on t.payments > 0
+                      limit 1) f on t.payments > 0 and t.leaving
   left join lateral (select x.block_timestamp, x.block_number
                        from verified_transfers x
                       where x.seller_address = t.seller_address collate "default"
@@ -267,7 +289,7 @@ select t.seller_address,
                         and x.added_seq <= (select s1 from m_acc)
                         and (x.removed_seq is null or x.removed_seq > (select s1 from m_acc))
                       order by x.block_number desc
-                      limit 1) l on t.payments > 0
+                      limit 1) l on t.payments > 0 and t.leaving
     on conflict (seller_address) do update
    set payments = excluded.payments, revenue = excluded.revenue, payers = excluded.payers,
        top_sum = excluded.top_sum, median = excluded.median, first_ts = excluded.first_ts,

@@ -13,7 +13,7 @@ import { blockHash, insertCatalog, insertTransfers, type FixtureTransfer } from 
  * (some of whose removed logs come back as new rows: a chain that flips back),
  * sellers added to and removed from the catalog, runs killed between steps, as-of points moving
  * across hour and UTC-day boundaries, and post-Denim blocks (five per second) sharing the
- * as-of timestamp. PROPERTY_RUNS raises the number of histories (default 3 per backend).
+ * as-of timestamp. PROPERTY_RUNS sets the number of histories (default 10 per backend).
  */
 
 const T0 = 1_767_225_600n; // 2026-01-01T00:00:00Z
@@ -314,12 +314,13 @@ describe.each(backends())('incremental generations equal from-scratch ones on $b
     const quiet = { reorgBack: null, toggleSeller: null, kill: null };
     const result = await runHistory(t, [
       { advance: 0, k: 0, pays: [pay('window_start', 2, 7_200), pay('anywhere', 2, 100)], ...quiet },
-      // a is paid 30 min before the as-of: in the open hour, an edge period
-      { advance: 0, k: 1, pays: [pay('recent', 0, 1_800)], ...quiet },
+      // a is paid 30 min before the as-of: in the open hour, an edge period; b 10 min before
+      { advance: 0, k: 1, pays: [pay('recent', 0, 1_800), pay('recent', 1, 600)], ...quiet },
       // An hour later the window starts at T0 + 5,400: c's first hour is the partial first period
       // and its payment (at the excluded start) is out, so its line is cut; a's hour has closed
-      // at the end, so its line is appended.
-      { advance: 3_600, k: 2, pays: [], ...quiet },
+      // at the end, so its line is appended. b gets a payment 20 days before its first one (a
+      // backfill): nothing of b left, yet its first payment is the new one.
+      { advance: 3_600, k: 2, pays: [pay('anywhere', 1, 100)], ...quiet },
     ]);
     expect(result).toEqual({ reused: 2, generations: 6 });
     const lines = await t.db.selectFrom('part_seller_lines').select(['seller_address', 'lines']).execute();
@@ -344,9 +345,9 @@ describe.each(backends())('incremental generations equal from-scratch ones on $b
         histories++;
         computed += generations;
       }),
-      { numRuns: Number(process.env.PROPERTY_RUNS ?? 3), endOnFailure: true },
+      { numRuns: Number(process.env.PROPERTY_RUNS ?? 10), endOnFailure: true },
     );
-    expect(histories).toBe(Number(process.env.PROPERTY_RUNS ?? 3));
+    expect(histories).toBe(Number(process.env.PROPERTY_RUNS ?? 10));
     expect(computed).toBeGreaterThan(0);
   });
 });
