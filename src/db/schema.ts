@@ -331,6 +331,14 @@ export interface PartSellerLinesTable {
   seller_address: string;
   lines: string;
 }
+/** The sellers of a catalog snapshot as the method numbers them (sql/migrations/0022; derived). */
+export interface CatalogSnapshotSellersTable {
+  snapshot_id: bigint;
+  seller_id: number;
+  seller_address: string;
+  listing_count: number;
+  categories: string[];
+}
 /** The daily series shared between generations (sql/migrations/0016): serves gen_from <= g < gen_to. */
 export interface SellerDailyRowsTable {
   seller_address: string;
@@ -394,4 +402,5 @@ export interface Schema {
   gen_listings_fixed: GenListingsTable;
   part_seller_digests: PartSellerDigestsTable;
   part_seller_lines: PartSellerLinesTable;
+  catalog_snapshot_sellers: CatalogSnapshotSellersTable;
 }

@@ -81,6 +81,7 @@ const ACC = [
   'seller_daily_rows',
   'part_seller_digests',
   'part_seller_lines',
+  'catalog_snapshot_sellers',
 ] as const;
 
 async function resetFacts(t: TestDatabase) {
@@ -117,6 +118,7 @@ async function fromScratch(t: TestDatabase, incremental: number, compute: () => 
   await t.db.deleteFrom('part_sellers').execute();
   await t.db.deleteFrom('acc_state').execute();
   await t.db.deleteFrom('acc_market_state').execute();
+  await t.db.deleteFrom('catalog_snapshot_sellers').execute();
   const scratch = await compute();
   const rows = [await readGenerationRows(t.db, incremental), await readGenerationRows(t.db, scratch)] as const;
   for (const p of PARTS) await t.db.deleteFrom(p).execute();
