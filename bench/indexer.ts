@@ -107,7 +107,7 @@ if (positionals[0] === 'serve') {
     },
     { latencyMs: LATENCY_MS },
   );
-  let recording = true;
+  let recording = !args['skip-bare']; // nothing to replay: no recorded calls held in the server
   process.on('message', (msg) => {
     if (msg === 'cpu') process.send!({ cpu: process.cpuUsage() });
     if (msg === 'calls') {
