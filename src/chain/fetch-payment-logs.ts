@@ -52,8 +52,8 @@ const READS = 3;
  * The x402 settlement evidence for a batch of sellers over [fromBlock, toBlock]:
  * 1. USDC `Transfer` logs with `to` among the sellers;
  * 2. USDC `AuthorizationUsed` logs over the same range with `authorizer` among those transfers'
- *    payers (asked per group of nearby transfers, over the blocks of the group), kept when they
- *    share a transaction with one of the transfers;
+ *    payers (asked per request span of transfers as soon as it is in, over that span's blocks with
+ *    transfers), kept when they share a transaction with one of the transfers;
  * 3. the headers of the blocks involved (for timestamps the provider did not send with the logs,
  *    and for the end block, which lets a later run detect a reorg even where there are no logs).
  * Every response is validated; logs, other logs and headers must agree on each block's hash and
@@ -89,75 +89,46 @@ async function readOnce(
   const anchor = request.anchor;
   const knownHashes = { get: (n: bigint) => (anchor && n === anchor.number ? anchor.hash : undefined) };
   const sellerTopics = topicsOf(request.sellers);
-  const transfers = await getLogsAdaptive(
-    client,
-    {
+  const transferQuery = {
+    address: usdc,
+    topics: [TRANSFER_TOPIC, null, sellerTopics],
+    expect: {
       address: usdc,
-      topics: [TRANSFER_TOPIC, null, sellerTopics],
-      expect: {
-        address: usdc,
-        topic0: TRANSFER_TOPIC,
-        topicCount: 3,
-        dataBytes: 32,
-        filter: { index: 2, topics: topicSetOf(sellerTopics) },
-        knownHashes,
-      },
-      decode: decodeTransfer,
+      topic0: TRANSFER_TOPIC,
+      topicCount: 3,
+      dataBytes: 32,
+      filter: { index: 2, topics: topicSetOf(sellerTopics) },
+      knownHashes,
     },
-    request.fromBlock,
-    request.toBlock,
-    context,
-  );
-
-  const txs = new Set(transfers.map((t) => t.txHash));
-  // An authorization shares its transaction, so its block, with the transfer it authorizes: each
-  // group of nearby transfers (one request span) is matched over its own blocks with its own
-  // payers, which keeps both the filters and the answers small.
-  const span = context.limit.span;
-  const groups = new Map<bigint, { from: bigint; to: bigint; payers: Set<Hex> }>();
-  for (const t of transfers) {
-    const key = t.blockNumber / span;
-    const g = groups.get(key);
-    if (!g) groups.set(key, { from: t.blockNumber, to: t.blockNumber, payers: new Set([addressTopic(t.from)]) });
-    else {
-      if (t.blockNumber < g.from) g.from = t.blockNumber;
-      if (t.blockNumber > g.to) g.to = t.blockNumber;
-      g.payers.add(addressTopic(t.from));
-    }
-  }
+    decode: decodeTransfer,
+  };
   const batchSize = request.payerBatchSize ?? 500;
-  const authBatches: Promise<AuthorizationLog[]>[] = [];
-  for (const group of groups.values()) {
-    const payers = [...group.payers];
-    for (let i = 0; i < payers.length; i += batchSize) {
-      const batch = payers.slice(i, i + batchSize);
-      authBatches.push(
-        getLogsAdaptive(
-          client,
-          {
-            address: usdc,
-            topics: [AUTHORIZATION_USED_TOPIC, batch],
-            expect: {
-              address: usdc,
-              topic0: AUTHORIZATION_USED_TOPIC,
-              topicCount: 3,
-              dataBytes: 0,
-              filter: { index: 1, topics: new Set(batch) },
-              knownHashes,
-            },
-            decode: decodeAuthorization,
-          },
-          group.from,
-          group.to,
-          context,
-        ),
-      );
-    }
+  // The end block's header depends on no log: asked at once, alongside the logs.
+  const endHeader = context.blocks.get(request.toBlock, context.signal);
+  endHeader.catch(() => {}); // awaited below
+
+  // An authorization shares its transaction, so its block, with the transfer it authorizes: the
+  // transfers of each request span are matched over their own blocks with their own payers, which
+  // keeps both the filters and the answers small. Each span's AuthorizationUsed requests go out as
+  // soon as its transfers are in (not after the whole chunk's), so with a remote provider a chunk's
+  // dependent requests overlap its other spans and the next chunks' requests instead of waiting.
+  const pieces: Promise<{ transfers: TransferLog[]; authorizations: AuthorizationLog[] }>[] = [];
+  for (let start = request.fromBlock; start <= request.toBlock;) {
+    const end = start + context.limit.span - 1n < request.toBlock ? start + context.limit.span - 1n : request.toBlock;
+    pieces.push(
+      getLogsAdaptive(client, transferQuery, start, end, context).then(async (transfers) => ({
+        transfers,
+        authorizations: await authorizationsOf(client, usdc, transfers, batchSize, knownHashes, context),
+      })),
+    );
+    start = end + 1n;
   }
-  // Only authorizations of these transactions can make one of these transfers a payment.
+  const transfers: TransferLog[] = [];
   const authorizations: AuthorizationLog[] = [];
-  for (const batch of await Promise.all(authBatches))
-    for (const a of batch) if (txs.has(a.txHash)) authorizations.push(a);
+  for (const piece of await Promise.all(pieces)) {
+    for (const t of piece.transfers) transfers.push(t);
+    for (const a of piece.authorizations) authorizations.push(a);
+  }
 
   // One hash and one timestamp per block across both responses.
   const hashes = new Map<bigint, Hex>();
@@ -178,9 +149,9 @@ async function readOnce(
   for (const log of authorizations) note(log);
 
   // Headers: the end block always; a block with logs when the provider sent no timestamp.
-  const needed = new Set<bigint>([request.toBlock]);
-  for (const n of hashes.keys()) if (!times.has(n)) needed.add(n);
-  const headers = await Promise.all([...needed].map((n) => context.blocks.get(n, context.signal)));
+  const needed = new Set<bigint>();
+  for (const n of hashes.keys()) if (!times.has(n) && n !== request.toBlock) needed.add(n);
+  const headers = await Promise.all([endHeader, ...[...needed].map((n) => context.blocks.get(n, context.signal))]);
   const blocks = new Map<bigint, BlockRecord>();
   for (const h of headers) {
     const logHash = hashes.get(h.number);
@@ -204,6 +175,60 @@ async function readOnce(
     authorizations: authorizations as PaymentLogs['authorizations'],
     blocks: [...blocks.values()],
   };
+}
+
+/**
+ * The AuthorizationUsed logs, over the blocks of `transfers`, of their payers (`batchSize` payers per
+ * topic filter) that share a transaction with one of them: only those can make one a payment.
+ */
+async function authorizationsOf(
+  client: ChainClient,
+  usdc: Hex,
+  transfers: readonly TransferLog[],
+  batchSize: number,
+  knownHashes: { get: (n: bigint) => Hex | undefined },
+  context: LogsContext,
+): Promise<AuthorizationLog[]> {
+  if (transfers.length === 0) return [];
+  let from = transfers[0]!.blockNumber;
+  let to = from;
+  const payers = new Set<Hex>();
+  const txs = new Set<Hex>();
+  for (const t of transfers) {
+    if (t.blockNumber < from) from = t.blockNumber;
+    if (t.blockNumber > to) to = t.blockNumber;
+    payers.add(addressTopic(t.from));
+    txs.add(t.txHash);
+  }
+  const list = [...payers];
+  const batches: Promise<AuthorizationLog[]>[] = [];
+  for (let i = 0; i < list.length; i += batchSize) {
+    const batch = list.slice(i, i + batchSize);
+    batches.push(
+      getLogsAdaptive(
+        client,
+        {
+          address: usdc,
+          topics: [AUTHORIZATION_USED_TOPIC, batch],
+          expect: {
+            address: usdc,
+            topic0: AUTHORIZATION_USED_TOPIC,
+            topicCount: 3,
+            dataBytes: 0,
+            filter: { index: 1, topics: new Set(batch) },
+            knownHashes,
+          },
+          decode: decodeAuthorization,
+        },
+        from,
+        to,
+        context,
+      ),
+    );
+  }
+  const out: AuthorizationLog[] = [];
+  for (const batch of await Promise.all(batches)) for (const a of batch) if (txs.has(a.txHash)) out.push(a);
+  return out;
 }
 
 // A batch's sellers are the same array for every chunk: its topic filter is built once.

@@ -186,7 +186,7 @@ export async function runCycle(
         ...(options.signal ? { signal: options.signal } : {}),
         onProgress: (p) => {
           progress(
-            `sync ${progressBar(p.ranges, p.totalRanges, performance.now() - syncStarted)} (blocks ${p.fromBlock}-${p.toBlock})`,
+            `sync ${progressBar(Number(p.blocks), Number(p.totalBlocks), performance.now() - syncStarted, 'blocks')} (blocks ${p.fromBlock}-${p.toBlock})`,
           );
           // A synchronous hook can stop the run between two stored chunks (tests).
           void hook(`sync:chunk:${p.ranges}`);
@@ -274,10 +274,10 @@ async function checkAsOfAgainstLive(
 }
 
 /** `[########............] 12/30 ranges, ETA 0:41` for a person watching a backfill. */
-export function progressBar(done: number, total: number, elapsedMs: number): string {
+export function progressBar(done: number, total: number, elapsedMs: number, unit = 'ranges'): string {
   const width = 20;
   const filled = total > 0 ? Math.min(width, Math.round((done / total) * width)) : width;
   const left = done > 0 && total > done ? Math.round(((elapsedMs / done) * (total - done)) / 1000) : 0;
   const eta = `${Math.floor(left / 60)}:${String(left % 60).padStart(2, '0')}`;
-  return `[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done}/${total} ranges, ETA ${eta}`;
+  return `[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done}/${total} ${unit}, ETA ${eta}`;
 }

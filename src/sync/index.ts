@@ -12,21 +12,25 @@ import {
 import type { Schema } from '../db/index.ts';
 import { TallyError } from '../lib/errors.ts';
 import { silentLogger, type Logger } from '../lib/log.ts';
-import { alignedChunks, batches, utcDayStart } from './ranges.ts';
+import { ChunkSizer, chunkAt } from './chunk-size.ts';
+import { batches, utcDayStart } from './ranges.ts';
 import { rollbackReorgs } from './reorg.ts';
 import { deleteCoverage, loadCoverage, storeChunk } from './store.ts';
 
-export { alignedChunks, utcDayStart } from './ranges.ts';
+export { utcDayStart } from './ranges.ts';
 export { rollbackReorgs } from './reorg.ts';
 export { loadCoverage, storeChunk } from './store.ts';
 
 export interface SyncProgress {
-  /** Chunks stored so far in this sync, and in all. */
+  /** Chunks stored so far in this sync. */
   ranges: number;
-  totalRanges: number;
-  /** The chunk just stored. */
+  /** Blocks stored so far, summed over the seller batches, and the sum the sync will reach. */
+  blocks: bigint;
+  totalBlocks: bigint;
+  /** The chunk just stored, and the transfer logs it held. */
   fromBlock: bigint;
   toBlock: bigint;
+  transfers: number;
   sellers: number;
 }
 
@@ -52,10 +56,16 @@ export interface SyncOptions {
    */
   finalBlock?: bigint;
   /**
-   * Blocks per chunk: the unit stored in one transaction with its coverage step. Default 200000.
-   * Larger chunks mean fewer coverage updates (each rewrites every seller row of the batch).
+   * Most blocks per chunk: the unit stored in one transaction with its coverage step. Default
+   * 200000. Larger chunks mean fewer coverage updates (each rewrites every seller row of the batch).
    */
   blockRange?: number;
+  /**
+   * Transfers a chunk should hold at most: chunks shrink below `blockRange` where payments are
+   * dense (src/sync/chunk-size.ts), so the memory a sync holds does not grow with the chain's
+   * payments. Default 2000.
+   */
+  chunkTransfers?: number;
   /** Blocks per eth_getLogs request at first; it shrinks if the provider refuses. Default 10000. */
   requestSpan?: number;
   /** Sellers per Transfer topic filter. Default 500. */
@@ -154,10 +164,10 @@ export async function syncChain(db: Kysely<Schema>, client: ChainClient, options
   }
   const blockRange = BigInt(options.blockRange ?? 200_000);
   const requestSpan = BigInt(options.requestSpan ?? 10_000);
-  const plans = work.map((b) => ({ batch: b, chunks: alignedChunks(b.start, asOf.number, blockRange) }));
-  const totalRanges = plans.reduce((n, p) => n + p.chunks.length, 0);
+  const chunkTransfers = options.chunkTransfers ?? 2_000;
+  const totalBlocks = work.reduce((n, b) => n + (asOf.number - b.start + 1n), 0n);
   log.info(
-    { sellers: sellers.length, newSellers: fresh.length, batches: work.length, ranges: totalRanges },
+    { sellers: sellers.length, newSellers: fresh.length, batches: work.length, blocks: totalBlocks.toString() },
     'sync planned',
   );
 
@@ -175,49 +185,61 @@ export async function syncChain(db: Kysely<Schema>, client: ChainClient, options
   };
 
   // Each batch fetches up to `ahead` chunks in advance but stores them in order, so its coverage
-  // always grows from its start without gaps.
+  // always grows from its start without gaps. What the sync holds is then at most
+  // parallelBatches x (ahead + 1) chunks, each of about `chunkTransfers` transfers once the
+  // batch's ChunkSizer has seen the density.
   const ahead = 2;
-  const runPlan = async ({ batch, chunks }: (typeof plans)[number]) => {
+  let storedBlocks = 0n;
+  const runBatch = async (batch: Batch) => {
     signal.throwIfAborted(); // a batch waiting for its turn does not start after a failure
-    const inflight: Promise<PaymentLogs>[] = [];
-    let next = 0;
+    const sizer = new ChunkSizer(blockRange, chunkTransfers);
+    const inflight: { fromBlock: bigint; toBlock: bigint; logs: Promise<PaymentLogs> }[] = [];
+    let cursor = batch.start;
     const launch = () => {
-      const chunk = chunks[next++];
-      if (!chunk) return;
-      const p = fetchPaymentLogs(
+      if (cursor > asOf.number) return;
+      const [fromBlock, toBlock] = chunkAt(cursor, sizer.size, asOf.number);
+      cursor = toBlock + 1n;
+      const logs = fetchPaymentLogs(
         client,
-        {
-          usdcAddress: options.usdcAddress,
-          sellers: batch.sellers,
-          fromBlock: chunk[0],
-          toBlock: chunk[1],
-          anchor: asOf,
-        },
+        { usdcAddress: options.usdcAddress, sellers: batch.sellers, fromBlock, toBlock, anchor: asOf },
         context,
       );
-      p.catch(() => {}); // awaited below, in order
-      inflight.push(p);
+      logs.catch(() => {}); // awaited below, in order
+      inflight.push({ fromBlock, toBlock, logs });
     };
     for (let i = 0; i < ahead; i++) launch();
-    for (const [fromBlock, toBlock] of chunks) {
-      const logs = await inflight.shift()!;
+    for (let chunk = inflight.shift(); chunk; chunk = inflight.shift()) {
+      const { fromBlock, toBlock } = chunk;
+      const logs = await chunk.logs;
+      // The next chunk is sized by the chunks before it in order (this one included), never by
+      // which fetch came back first: the same chain gives the same chunks.
+      sizer.observe(toBlock - fromBlock + 1n, logs.transfers.length);
       launch();
       signal.throwIfAborted();
       const added = await storeChunk(db, { logs, sellers: batch.sellers, from: batch.from, toBlock, runSeq });
       stats.ranges++;
       stats.transfers += added.transfers;
       stats.authorizations += added.authorizations;
+      storedBlocks += toBlock - fromBlock + 1n;
       log.debug(
         { fromBlock, toBlock, sellers: batch.sellers.length, transfers: logs.transfers.length },
         'stored chunk',
       );
-      options.onProgress?.({ ranges: stats.ranges, totalRanges, fromBlock, toBlock, sellers: batch.sellers.length });
+      options.onProgress?.({
+        ranges: stats.ranges,
+        blocks: storedBlocks,
+        totalBlocks,
+        fromBlock,
+        toBlock,
+        transfers: logs.transfers.length,
+        sellers: batch.sellers.length,
+      });
     }
   };
   const planSlots = pLimit(options.parallelBatches ?? 4);
   const results = await Promise.allSettled(
-    plans.map((p) =>
-      planSlots(() => runPlan(p)).catch((error: unknown) => {
+    work.map((batch) =>
+      planSlots(() => runBatch(batch)).catch((error: unknown) => {
         failure.abort(error); // stop the other batches at their next step
         throw error;
       }),

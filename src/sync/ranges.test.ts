@@ -1,32 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { alignedChunks, batches, utcDayStart } from './ranges.ts';
-
-describe('alignedChunks', () => {
-  it('default: cuts at multiples of the size', () => {
-    expect(alignedChunks(95n, 312n, 100n)).toEqual([
-      [95n, 99n],
-      [100n, 199n],
-      [200n, 299n],
-      [300n, 312n],
-    ]);
-  });
-  it('args: one block', () => {
-    expect(alignedChunks(7n, 7n, 100n)).toEqual([[7n, 7n]]);
-  });
-  it('args: empty when from > to', () => {
-    expect(alignedChunks(8n, 7n, 100n)).toEqual([]);
-  });
-  it('behavior: chunks cover the range exactly once', () => {
-    const chunks = alignedChunks(3n, 1000n, 64n);
-    let next = 3n;
-    for (const [a, b] of chunks) {
-      expect(a).toBe(next);
-      expect(b >= a && b - a < 64n).toBe(true);
-      next = b + 1n;
-    }
-    expect(next).toBe(1001n);
-  });
-});
+import { batches, utcDayStart } from './ranges.ts';
 
 describe('utcDayStart', () => {
   it('default: midnight UTC of the day', () => {

@@ -168,8 +168,27 @@ describe.each(backends())('syncChain over a fake node ($backend)', ({ backend })
       const facts = await dumpFacts(db.db);
       // Same rows, except that rows stored by the first run carry its seq.
       const strip = (rows: unknown[]) => rows.map((r) => String(r).replace(/"added_seq":"\d+"/, ''));
-      expect(Object.fromEntries(Object.entries(facts).map(([k, v]) => [k, strip(v)]))).toEqual(
-        Object.fromEntries(Object.entries(clean).map(([k, v]) => [k, strip(v)])),
+      // Blocks holding a log are the same. The other stored blocks are chunk ends, which depend on
+      // where the second run resumed (a run sizes its chunks by the density it has seen since it
+      // started: src/sync/chunk-size.ts); each of them must be the chain's own block.
+      const withLogs = new Set(
+        [...facts.transfers!, ...facts.authorizations!].map((r) => JSON.parse(String(r)).block_number as string),
+      );
+      const split = (rows: unknown[]) => {
+        const parsed = rows.map((r) => JSON.parse(String(r)) as { block_number: string; block_hash: string });
+        return {
+          logs: strip(rows.filter((_r, i) => withLogs.has(parsed[i]!.block_number))),
+          ends: parsed.filter((b) => !withLogs.has(b.block_number)),
+        };
+      };
+      const [got, want] = [split(facts.blocks!), split(clean.blocks!)];
+      expect(got.logs).toEqual(want.logs);
+      for (const b of [...got.ends, ...want.ends])
+        expect(b.block_hash).toBe(scenario.chain.hash(Number(b.block_number)));
+      const { blocks: _b1, ...factRest } = facts;
+      const { blocks: _b2, ...cleanRest } = clean;
+      expect(Object.fromEntries(Object.entries(factRest).map(([k, v]) => [k, strip(v)]))).toEqual(
+        Object.fromEntries(Object.entries(cleanRest).map(([k, v]) => [k, strip(v)])),
       );
       expect(stats.transfers + partial.transfers!.length).toBe(clean.transfers!.length);
     } finally {
@@ -227,7 +246,7 @@ describe.each(backends())('syncChain over a fake node ($backend)', ({ backend })
     await withOwnNode(async ({ chain, sync, visible }, seller) => {
       chain.settle(10, txOf(0x10), payer, seller, 500n, 0n);
       chain.settle(90, txOf(0xa1), payer, seller, 1_000n, 1n);
-      const first = await sync(); // stores blocks 10, 49 (a chunk end), 90, 99, 100
+      const first = await sync(); // stores blocks 10, 90, and chunk ends: 49 the highest below 88, then 99, 100
       chain.reorg(88, 'branch-b'); // the branches part at 88; the lowest stored orphaned block is 90
       chain.settle(89, txOf(0xb1), payer, seller, 3_000n, 3n);
       chain.options.head = 110;
@@ -249,6 +268,50 @@ describe.each(backends())('syncChain over a fake node ($backend)', ({ backend })
         [3, 2_000n, true],
       ]);
     });
+  });
+
+  it('behavior: where payments are dense, chunks shrink so that each holds at most chunkTransfers transfers (the memory a sync holds is bounded)', async () => {
+    await resetFacts(db.db);
+    const seller = SELLERS[0]!;
+    // One settlement in every block 1..600: a density of one transfer per block.
+    const chain = new FakeChain({ usdc: USDC, head: 600, genesisTimestamp: 1_767_225_600, blockTime: 2 });
+    for (let n = 1; n <= 600; n++)
+      chain.settle(n, `0x${n.toString(16).padStart(64, '0')}`, payer, seller, 1_000n, BigInt(n));
+    const node = await serveJsonRpc((m, p) => chain.call(m, p));
+    try {
+      const client = createChainClient({ rpcUrls: [node.url], chainId: 8453, retryDelayMs: 5 });
+      const asOf = await resolveAsOf(client, {});
+      const { rows } = await sql<{ seq: bigint }>`select nextval('ingest_seq') as seq`.execute(db.db);
+      const chunks: [bigint, bigint, number][] = [];
+      await syncChain(db.db, client, {
+        usdcAddress: USDC,
+        sellers: [seller],
+        asOf,
+        windowSeconds: WINDOW,
+        runSeq: BigInt(rows[0]!.seq),
+        blockRange: 512,
+        chunkTransfers: 10,
+        onProgress: (p) => chunks.push([p.fromBlock, p.toBlock, p.transfers]),
+      });
+      // The first two chunks go out before any density is known, at 512 / 16 = 32 blocks:
+      // [0, 31] holds blocks 1..31, [32, 63] 32 transfers. Seen one a block, the next spans are
+      // 512 / 64 = 8 blocks (16 would hold 16 transfers): 8 transfers each, then block 600 alone.
+      const expected: [bigint, bigint, number][] = [
+        [0n, 31n, 31],
+        [32n, 63n, 32],
+      ];
+      for (let from = 64n; from < 600n; from += 8n) expected.push([from, from + 7n, 8]);
+      expected.push([600n, 600n, 1]);
+      expect(chunks).toEqual(expected);
+      const stored = await sql<{ payments: number; distinct: number }>`
+        select count(*) filter (where authorized)::int4 as payments,
+               count(distinct tx_hash) filter (where authorized)::int4 as distinct
+          from usdc_transfers`.execute(db.db);
+      expect(stored.rows[0]).toEqual({ payments: 600, distinct: 600 });
+    } finally {
+      await node.close();
+      await resetFacts(db.db);
+    }
   });
 
   // A flip back to the very same blocks is a fault anvil cannot produce on demand (anvil_reorg

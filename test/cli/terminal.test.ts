@@ -83,7 +83,7 @@ describe.skipIf(!hasScript)('run at a terminal', () => {
     expect(shown).toMatch(/^\[\d\d:\d\d:\d\d\] INFO: catalog read/m); // pino-pretty: time, level, message
     expect(shown).not.toMatch(/^\{"level"/m);
     expect(shown).toContain('» catalog…');
-    expect(shown).toMatch(/» sync \[#+\.*\] \d+\/\d+ ranges, ETA \d+:\d\d/);
+    expect(shown).toMatch(/» sync \[#+\.*\] \d+\/\d+ blocks, ETA \d+:\d\d/);
     expect(shown).toContain('published generation 1 as of block 100');
   });
 
