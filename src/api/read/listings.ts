@@ -109,16 +109,63 @@ export async function readDirectory(
 }
 
 /**
+ * When a search of two or more words walks score bands (bandWalk) instead of scoring every match
+ * through the GIN index: only when about `bandWalkMinMatches` listings or more hold all its words
+ * (estimated from the band sizes as if the words were independent: few matches are cheaper to
+ * score), when its words have at most `bandWalkMaxCombinations` combinations of bands, and when
+ * the page ends within the first `bandWalkMaxRows` results. Both paths give the same rows in the
+ * same order (test/api/search.test.ts runs every case on each); the tests set these to force one.
+ */
+export const searchTuning = { bandWalkMinMatches: 1000, bandWalkMaxCombinations: 64, bandWalkMaxRows: 500 };
+
+interface SearchWord {
+  word: string;
+  /** The word's postings in the snapshot per score (catalog_word_bands, migration 0019). */
+  bands: { score: number; listings: number }[];
+}
+
+/**
  * The words of a search as the search documents hold them (migrations 0014 and 0017): lowercased and cut at
  * every character that is not a letter or a digit, by the same SQL expression as the documents,
- * so a search and a document are never cut into words two ways. Distinct, in byte order.
+ * so a search and a document are never cut into words two ways. Distinct, in byte order. With
+ * each word, its bands in the generation's catalog snapshot, and the snapshot's listing count.
  */
-async function searchWords(db: Kysely<Schema>, q: string): Promise<string[]> {
-  const { rows } = await sql<{ words: string[] }>`
-    select tsvector_to_array(to_tsvector('simple'::regconfig, regexp_replace(lower(${q}), '[^[:alnum:]]+', ' ', 'g'))) as words`.execute(
-    db,
-  );
-  return rows[0]?.words ?? [];
+async function searchWords(
+  db: Kysely<Schema>,
+  g: GenerationRow,
+  q: string,
+): Promise<{ words: SearchWord[]; listings: number }> {
+  const { rows } = await sql<{ word: string; score: number | null; listings: number | null; total: number | null }>`
+    select w.word, b.score, b.listings,
+           (select s.listings_count from catalog_snapshots s where s.snapshot_id = ${g.catalog_snapshot_id}) as total
+      from unnest(tsvector_to_array(to_tsvector('simple'::regconfig, regexp_replace(lower(${q}), '[^[:alnum:]]+', ' ', 'g'))))
+           with ordinality as w(word, n)
+      left join catalog_word_bands b on b.snapshot_id = ${g.catalog_snapshot_id} and b.word = w.word
+     order by w.n, b.score desc`.execute(db);
+  const words: SearchWord[] = [];
+  for (const r of rows) {
+    if (words.at(-1)?.word !== r.word) words.push({ word: r.word, bands: [] });
+    if (r.score !== null && r.listings !== null) words.at(-1)!.bands.push({ score: r.score, listings: r.listings });
+  }
+  return { words, listings: rows[0]?.total ?? 0 };
+}
+
+/** One combination of bands, one per word: its score (their sum) and its words, the smallest band first. */
+interface Combination {
+  score: number;
+  words: { word: string; score: number; listings: number }[];
+}
+
+/** Every combination of the words' bands, best score first (ties in a fixed order). */
+function combinations(words: SearchWord[]): Combination[] {
+  let all: Combination['words'][] = [[]];
+  for (const w of words) all = all.flatMap((c) => w.bands.map((b) => [...c, { word: w.word, ...b }]));
+  return all
+    .map((ws) => ({
+      score: ws.reduce((sum, w) => sum + w.score, 0),
+      words: [...ws].sort((a, b) => a.listings - b.listings || (a.word < b.word ? -1 : 1)),
+    }))
+    .sort((a, b) => b.score - a.score);
 }
 
 /**
@@ -144,6 +191,75 @@ function oneWord(db: Kysely<Schema>, g: GenerationRow, word: string, p: Director
     .execute();
 }
 
+/**
+ * A search of two or more words by score bands, the threshold idea of top-k retrieval made exact
+ * by the few scores a word can have. The listings of one combination of bands (one band per
+ * word) all have the same score, and the first ones by listing_id are found by walking the
+ * combination's smallest band in listing_id order (its index order) and keeping the listings the
+ * other bands and the filters also hold. A recursive walk takes the combinations from the best
+ * score down, keeping the first `need` listings of each, where `need` is the rows of the page
+ * (offset + limit + 1) minus those of better scores found before it; it stops at the first
+ * score whose combinations start with the page already full. Every listing of the page is
+ * then among the kept ones (a listing of score s on the page is preceded only by listings of
+ * better scores and by those of its own combination with smaller ids), and the kept ones are
+ * sorted as the page is: score descending, then listing_id. For two common words the walk reads
+ * a few hundred postings of the best combination instead of scoring ~28,000 matches.
+ */
+async function bandWalk(
+  db: Kysely<Schema>,
+  g: GenerationRow,
+  combos: Combination[],
+  p: DirectoryParams,
+  offset: number,
+) {
+  const n = combos[0]!.words.length;
+  const need = offset + p.limit + 1;
+  const cols = Array.from({ length: n }, (_, k) => sql.raw(`w${k}, x${k}`));
+  const rows = combos.map(
+    (c, i) =>
+      sql`(${i + 1}::int, ${c.score}::int, ${sql.join(c.words.map((w) => sql`${w.word}::text, ${w.score}::smallint`))})`,
+  );
+  // listings of the generation that pass the filters (for a derived generation, every listing of the snapshot)
+  let member = db
+    .selectFrom(generationListings(db, g).as('l'))
+    .select(sql`1`.as('one'))
+    .where(sql<boolean>`l.listing_id = d.listing_id`);
+  if (p.category !== undefined) member = member.where('l.category', '=', p.category);
+  if (p.tier !== undefined) member = member.where('l.tier', '=', p.tier);
+  const others = Array.from(
+    { length: n - 1 },
+    (_, k) =>
+      sql`and exists (select from catalog_listing_words o where o.snapshot_id = ${g.catalog_snapshot_id} and o.word = p.${sql.raw(`w${k + 1}`)} and o.score = p.${sql.raw(`x${k + 1}`)} and o.listing_id = d.listing_id)`,
+  );
+  const { rows: found } = await sql<Row>`
+    with recursive
+      p (i, s, ${sql.join(cols)}) as (values ${sql.join(rows)}),
+      walk (i, s, start, taken, ids) as (
+        select 0, -1, 0, 0, array[]::text[]
+        union all
+        select p.i, p.s, n.start, w.taken + cardinality(r.ids), r.ids
+          from walk w
+          join p on p.i = w.i + 1
+          cross join lateral (select case when p.s = w.s then w.start else w.taken end as start) n
+          cross join lateral (
+            select array(
+              select d.listing_id
+                from catalog_listing_words d
+               where d.snapshot_id = ${g.catalog_snapshot_id} and d.word = p.w0 and d.score = p.x0
+                 ${sql.join(others, sql` `)}
+                 and exists (${member})
+               order by d.listing_id
+               limit ${need}::int - n.start) as ids
+            offset 0) r
+         where n.start < ${need}::int
+      )
+    select ${sql.join(GEN_LISTING_COLUMNS.map((c) => sql.ref(`l.${c}`)))}
+      from (select w.s, u.id from walk w cross join unnest(w.ids) as u(id) order by w.s desc, u.id offset ${offset}::int limit ${p.limit + 1}::int) m
+      join (${generationListings(db, g)}) l on l.listing_id = m.id
+     order by m.s desc, m.id`.execute(db);
+  return found;
+}
+
 /** A tsquery literal of one word (only letters and digits: nothing to escape but a quote). */
 const lexeme = (word: string, weight = '') => `'${word.replaceAll("'", "''")}'${weight ? `:${weight}` : ''}`;
 
@@ -161,7 +277,8 @@ async function readSearch(
   p: DirectoryParams & { q: string },
 ): Promise<z.input<typeof DirectoryPage>> {
   const offset = p.cursor === undefined ? 0 : decodeSearchCursor(p.cursor);
-  const words = await searchWords(db, p.q);
+  const found = await searchWords(db, g, p.q);
+  const words = found.words.map((w) => w.word);
   // The per-word tsqueries are constants of the statement: parsed once, not once per row.
   const score = sql.join(
     words.map(
@@ -179,17 +296,31 @@ async function readSearch(
     .where(sql<boolean>`c.search_doc @@ ${words.map((w) => lexeme(w)).join(' & ')}::tsquery`);
   if (p.category !== undefined) q = q.where('l.category', '=', p.category);
   if (p.tier !== undefined) q = q.where('l.tier', '=', p.tier);
+  // Listings expected to hold every word, were the words independent.
+  const matches = found.words.reduce(
+    (m, w) => (m * w.bands.reduce((sum, b) => sum + b.listings, 0)) / Math.max(1, found.listings),
+    found.listings,
+  );
+  const combos = words.length > 1 ? combinations(found.words) : [];
+  const walk =
+    words.length > 1 &&
+    matches >= searchTuning.bandWalkMinMatches &&
+    combos.length > 0 &&
+    combos.length <= searchTuning.bandWalkMaxCombinations &&
+    offset + p.limit + 1 <= searchTuning.bandWalkMaxRows;
   const rows =
     words.length === 0
       ? []
       : words.length === 1
         ? await oneWord(db, g, words[0]!, p, offset)
-        : await q
-            .orderBy(sql`${score}`, 'desc')
-            .orderBy('l.listing_id')
-            .offset(offset)
-            .limit(p.limit + 1)
-            .execute();
+        : walk
+          ? await bandWalk(db, g, combos, p, offset)
+          : await q
+              .orderBy(sql`${score}`, 'desc')
+              .orderBy('l.listing_id')
+              .offset(offset)
+              .limit(p.limit + 1)
+              .execute();
   const page = rows.slice(0, p.limit);
   const more = rows.length > p.limit;
   return {
