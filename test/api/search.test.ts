@@ -49,13 +49,19 @@ function expectedSearch(listings: ListingText[], q: string): string[] {
 }
 
 /**
- * The two ways a search of several words can run (src/api/read/listings.ts, searchTuning), forced:
- * the walk through score bands for any number of matches, combinations and rows, or never.
+ * The ways a search can run (src/api/read/listings.ts, searchTuning), forced: the walk through
+ * score bands for any number of words, matches, combinations and rows; or never (a word's postings
+ * in score order for one word, the GIN index for several).
  */
 const DEFAULT_TUNING = { ...searchTuning };
 const PATHS = {
-  'band walk': { bandWalkMinMatches: 0, bandWalkMaxCombinations: Infinity, bandWalkMaxRows: Infinity },
-  'GIN index': { bandWalkMinMatches: Infinity },
+  'band walk': {
+    bandWalkMinMatches: 0,
+    bandWalkOneWord: 'always',
+    bandWalkMaxCombinations: Infinity,
+    bandWalkMaxRows: Infinity,
+  },
+  'GIN index or postings': { bandWalkMinMatches: Infinity, bandWalkOneWord: 'never' },
 } as const;
 type PathName = keyof typeof PATHS;
 
@@ -210,6 +216,10 @@ describe.each(backends())('search on the fixture on $backend', ({ backend }) => 
     // 8 both in its URL (1 + 1): three combinations of bands, one listing each
     expect(await walked('q=orbit%20api')).toEqual([10, 9, 8].map(listingId));
     expect(await walked('q=data%20orbit')).toEqual([listingId(9)]);
+    // one word: its bands 4, 2 and 1, one listing each
+    expect(await walked('q=orbit')).toEqual([10, 9, 8].map(listingId));
+    expect(await walked('q=orbit&limit=2')).toEqual([10, 9].map(listingId));
+    expect(await walked('q=example&tier=verified')).toEqual([1, 2, 3].map(listingId));
     expect(await walked('q=beta%20api')).toEqual([listingId(3)]);
     // 'example' and 'api' are in every URL: one combination (1 + 1), every listing, by listing_id
     expect(await walked('q=api%20example')).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10].map(listingId));
@@ -327,10 +337,15 @@ describe.each(backends())('search over the real crawl on $backend', ({ backend }
     expect(await searchAll(app, 'q=api&category=inference', 50)).toEqual(expected);
   });
 
-  // Searches of several words on each path, with the filters, paged by 7 and by 50. The words are
+  // Searches on each path, with the filters, paged by 7 and by 50. The words are
   // among the commonest of the crawl ('https' is in every resource URL), so most of them have
   // hundreds of matches over several combinations of bands.
   const MULTI = [
+    'api',
+    'https',
+    'weather',
+    'api&category=inference',
+    'x402&tier=listed_only',
     'api https',
     'x402 api',
     'https x402 api',
@@ -358,8 +373,10 @@ describe.each(backends())('search over the real crawl on $backend', ({ backend }
     },
   );
 
-  it('behavior: the searches of several words above have matches', () => {
-    const sizes = MULTI.filter((m) => !m.includes('&')).map((q) => expectedSearch(listings, q).length);
+  it('behavior: the searches of several words above have matches, some of them hundreds', () => {
+    const sizes = MULTI.filter((m) => !m.includes('&') && m.includes(' ')).map(
+      (q) => expectedSearch(listings, q).length,
+    );
     expect(Math.min(...sizes)).toBeGreaterThan(0);
     expect(Math.max(...sizes)).toBeGreaterThan(500);
   });

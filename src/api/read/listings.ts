@@ -109,14 +109,22 @@ export async function readDirectory(
 }
 
 /**
- * When a search of two or more words walks score bands (bandWalk) instead of scoring every match
- * through the GIN index: only when about `bandWalkMinMatches` listings or more hold all its words
- * (estimated from the band sizes as if the words were independent: few matches are cheaper to
- * score), when its words have at most `bandWalkMaxCombinations` combinations of bands, and when
- * the page ends within the first `bandWalkMaxRows` results. Both paths give the same rows in the
- * same order (test/api/search.test.ts runs every case on each); the tests set these to force one.
+ * Which path a search takes (each gives the same rows in the same order: test/api/search.test.ts
+ * runs its cases on each; the tests set these to force one). The band walk (bandWalk) is taken
+ * when the words have at most `bandWalkMaxCombinations` combinations of bands and the page ends
+ * within the first `bandWalkMaxRows` results, and then:
+ * - several words: when about `bandWalkMinMatches` listings or more hold them all (estimated
+ *   from the band sizes as if the words were independent). Fewer matches are cheaper to score
+ *   one by one through the GIN index than the walk's combinations are to read;
+ * - one word: with a `category` or `tier` filter (`bandWalkOneWord: 'filtered'`). Without one,
+ *   the word's postings read in score order (oneWord) are the same work in one index scan.
  */
-export const searchTuning = { bandWalkMinMatches: 1000, bandWalkMaxCombinations: 64, bandWalkMaxRows: 500 };
+export const searchTuning = {
+  bandWalkMinMatches: 1000,
+  bandWalkOneWord: 'filtered' as 'filtered' | 'always' | 'never',
+  bandWalkMaxCombinations: 64,
+  bandWalkMaxRows: 500,
+};
 
 interface SearchWord {
   word: string;
@@ -169,6 +177,16 @@ function combinations(words: SearchWord[]): Combination[] {
 }
 
 /**
+ * A condition that always holds and keeps a search's plan serial: current_schema() is parallel
+ * unsafe, so the planner does not consider parallel workers for a statement that calls it. It
+ * chose them for a few hundred matches (a parallel sequential scan of the snapshot in place of
+ * the GIN index), and starting workers takes several milliseconds on a busy 2-core host, while
+ * the other requests of the API wait for the same cores. (The band walk is serial anyway: a
+ * recursive query.)
+ */
+const SERIAL = sql<boolean>`current_schema() is not null`;
+
+/**
  * A one-word search through the word's postings (catalog_listing_words of the generation's
  * catalog snapshot, migration 0017), read in score order from their index: it reads the rows of
  * the page (and, with a filter, the rows it skips), not every listing that holds the word. The
@@ -180,7 +198,8 @@ function oneWord(db: Kysely<Schema>, g: GenerationRow, word: string, p: Director
     .innerJoin(generationListings(db, g).as('l'), 'l.listing_id', 'w.listing_id')
     .select(GEN_LISTING_COLUMNS.map((c) => `l.${c}` as const))
     .where('w.snapshot_id', '=', g.catalog_snapshot_id)
-    .where('w.word', '=', word);
+    .where('w.word', '=', word)
+    .where(SERIAL);
   if (p.category !== undefined) q = q.where('l.category', '=', p.category);
   if (p.tier !== undefined) q = q.where('l.tier', '=', p.tier);
   return q
@@ -205,6 +224,9 @@ function oneWord(db: Kysely<Schema>, g: GenerationRow, word: string, p: Director
  * sorted as the page is: score descending, then listing_id. For two common words the walk reads
  * a few hundred postings of the best combination instead of scoring ~28,000 matches.
  */
+/** A band this many times larger than a combination's smallest one is probed, not read alongside. */
+const PROBE_RATIO = 16;
+
 async function bandWalk(
   db: Kysely<Schema>,
   g: GenerationRow,
@@ -215,25 +237,49 @@ async function bandWalk(
   const n = combos[0]!.words.length;
   const need = offset + p.limit + 1;
   const cols = Array.from({ length: n }, (_, k) => sql.raw(`w${k}, x${k}`));
+  // probe: the smallest band is much smaller than every other one, so its listings look the others
+  // up one by one (index probes) instead of the planner's join reading the other bands alongside
+  const probes = combos.map(
+    (c) => PROBE_RATIO * c.words[0]!.listings <= Math.min(...c.words.slice(1).map((w) => w.listings)),
+  );
   const rows = combos.map(
     (c, i) =>
-      sql`(${i + 1}::int, ${c.score}::int, ${sql.join(c.words.map((w) => sql`${w.word}::text, ${w.score}::smallint`))})`,
+      sql`(${i + 1}::int, ${c.score}::int, ${probes[i]}::boolean, ${sql.join(
+        c.words.map((w) => sql`${w.word}::text, ${w.score}::smallint`),
+      )})`,
   );
   // listings of the generation that pass the filters (for a derived generation, every listing of the snapshot)
   let member = db
     .selectFrom(generationListings(db, g).as('l'))
-    .select(sql`1`.as('one'))
+    .select(sql`true`.as('yes'))
     .where(sql<boolean>`l.listing_id = d.listing_id`);
   if (p.category !== undefined) member = member.where('l.category', '=', p.category);
   if (p.tier !== undefined) member = member.where('l.tier', '=', p.tier);
-  const others = Array.from(
-    { length: n - 1 },
-    (_, k) =>
-      sql`and exists (select from catalog_listing_words o where o.snapshot_id = ${g.catalog_snapshot_id} and o.word = p.${sql.raw(`w${k + 1}`)} and o.score = p.${sql.raw(`x${k + 1}`)} and o.listing_id = d.listing_id)`,
-  );
+  const other = (k: number) =>
+    sql`select true from catalog_listing_words o where o.snapshot_id = ${g.catalog_snapshot_id} and o.word = p.${sql.raw(`w${k}`)} and o.score = p.${sql.raw(`x${k}`)} and o.listing_id = d.listing_id`;
+  const others = Array.from({ length: n - 1 }, (_, k) => k + 1);
+  // The first `need - start` listings of a combination by listing_id, two ways: a join the planner
+  // may run as a merge of the bands, or probes (scalar subqueries, never turned into a join).
+  const first = (probe: boolean) => sql`array(
+    select d.listing_id
+      from catalog_listing_words d
+     where d.snapshot_id = ${g.catalog_snapshot_id} and d.word = p.w0 and d.score = p.x0
+       ${sql.join(
+         others.map((k) => (probe ? sql`and (${other(k)} limit 1)` : sql`and exists (${other(k)})`)),
+         sql` `,
+       )}
+       and ${probe ? sql`(${member.limit(1)})` : sql`exists (${member})`}
+     order by d.listing_id
+     limit ${need}::int - n.start)`;
+  // (only the forms the combinations use: each one more subplan to plan)
+  const form = probes.every(Boolean)
+    ? first(true)
+    : probes.some(Boolean)
+      ? sql`case when p.probe then ${first(true)} else ${first(false)} end`
+      : first(false);
   const { rows: found } = await sql<Row>`
     with recursive
-      p (i, s, ${sql.join(cols)}) as (values ${sql.join(rows)}),
+      p (i, s, probe, ${sql.join(cols)}) as (values ${sql.join(rows)}),
       walk (i, s, start, taken, ids) as (
         select 0, -1, 0, 0, array[]::text[]
         union all
@@ -241,16 +287,7 @@ async function bandWalk(
           from walk w
           join p on p.i = w.i + 1
           cross join lateral (select case when p.s = w.s then w.start else w.taken end as start) n
-          cross join lateral (
-            select array(
-              select d.listing_id
-                from catalog_listing_words d
-               where d.snapshot_id = ${g.catalog_snapshot_id} and d.word = p.w0 and d.score = p.x0
-                 ${sql.join(others, sql` `)}
-                 and exists (${member})
-               order by d.listing_id
-               limit ${need}::int - n.start) as ids
-            offset 0) r
+          cross join lateral (select ${form} as ids offset 0) r
          where n.start < ${need}::int
       )
     select ${sql.join(GEN_LISTING_COLUMNS.map((c) => sql.ref(`l.${c}`)))}
@@ -287,12 +324,24 @@ async function readSearch(
     ),
     sql` + `,
   );
-  // The words are the catalog snapshot's (catalog_listings.search_doc), the numbers the generation's.
+  // The words are the catalog snapshot's (catalog_listings.search_doc), the numbers the generation's:
+  // looked up for each match (a lateral subquery is never turned into a hash join, which would read
+  // every listing of the generation for a few hundred matches).
   let q = db
     .selectFrom('catalog_listings as c')
-    .innerJoin(generationListings(db, g).as('l'), 'l.listing_id', 'c.listing_id')
+    .innerJoinLateral(
+      (eb) =>
+        eb
+          .selectFrom(generationListings(db, g).as('gl'))
+          .selectAll()
+          .whereRef('gl.listing_id', '=', 'c.listing_id')
+          .limit(1)
+          .as('l'),
+      (join) => join.onTrue(),
+    )
     .select(GEN_LISTING_COLUMNS.map((col) => `l.${col}` as const))
     .where('c.snapshot_id', '=', g.catalog_snapshot_id)
+    .where(SERIAL)
     .where(sql<boolean>`c.search_doc @@ ${words.map((w) => lexeme(w)).join(' & ')}::tsquery`);
   if (p.category !== undefined) q = q.where('l.category', '=', p.category);
   if (p.tier !== undefined) q = q.where('l.tier', '=', p.tier);
@@ -301,20 +350,23 @@ async function readSearch(
     (m, w) => (m * w.bands.reduce((sum, b) => sum + b.listings, 0)) / Math.max(1, found.listings),
     found.listings,
   );
-  const combos = words.length > 1 ? combinations(found.words) : [];
+  const combos = combinations(found.words);
+  const t = searchTuning;
+  const filtered = p.category !== undefined || p.tier !== undefined;
   const walk =
-    words.length > 1 &&
-    matches >= searchTuning.bandWalkMinMatches &&
+    (words.length > 1
+      ? matches >= t.bandWalkMinMatches
+      : t.bandWalkOneWord === 'always' || (t.bandWalkOneWord === 'filtered' && filtered)) &&
     combos.length > 0 &&
-    combos.length <= searchTuning.bandWalkMaxCombinations &&
-    offset + p.limit + 1 <= searchTuning.bandWalkMaxRows;
+    combos.length <= t.bandWalkMaxCombinations &&
+    offset + p.limit + 1 <= t.bandWalkMaxRows;
   const rows =
     words.length === 0
       ? []
-      : words.length === 1
-        ? await oneWord(db, g, words[0]!, p, offset)
-        : walk
-          ? await bandWalk(db, g, combos, p, offset)
+      : walk
+        ? await bandWalk(db, g, combos, p, offset)
+        : words.length === 1
+          ? await oneWord(db, g, words[0]!, p, offset)
           : await q
               .orderBy(sql`${score}`, 'desc')
               .orderBy('l.listing_id')
