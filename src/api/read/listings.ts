@@ -248,13 +248,7 @@ async function bandWalk(
         c.words.map((w) => sql`${w.word}::text, ${w.score}::smallint`),
       )})`,
   );
-  // listings of the generation that pass the filters (for a derived generation, every listing of the snapshot)
-  let member = db
-    .selectFrom(generationListings(db, g).as('l'))
-    .select(sql`true`.as('yes'))
-    .where(sql<boolean>`l.listing_id = d.listing_id`);
-  if (p.category !== undefined) member = member.where('l.category', '=', p.category);
-  if (p.tier !== undefined) member = member.where('l.tier', '=', p.tier);
+  const member = memberOf(db, g, p, 'd');
   const other = (k: number) =>
     sql`select true from catalog_listing_words o where o.snapshot_id = ${g.catalog_snapshot_id} and o.word = p.${sql.raw(`w${k}`)} and o.score = p.${sql.raw(`x${k}`)} and o.listing_id = d.listing_id`;
   const others = Array.from({ length: n - 1 }, (_, k) => k + 1);
@@ -297,6 +291,50 @@ async function bandWalk(
   return found;
 }
 
+/**
+ * `true` when the listing `<alias>.listing_id` is one of the generation's directory rows and
+ * passes the page's filters (for a derived generation, every listing of the snapshot is), else
+ * no row: a condition checked per candidate, by index (only the page's rows are read in full).
+ */
+function memberOf(db: Kysely<Schema>, g: GenerationRow, p: DirectoryParams, alias: 'c' | 'd') {
+  let q = db
+    .selectFrom(generationListings(db, g).as('l'))
+    .select(sql`true`.as('yes'))
+    .where(sql<boolean>`l.listing_id = ${sql.ref(`${alias}.listing_id`)}`);
+  if (p.category !== undefined) q = q.where('l.category', '=', p.category);
+  if (p.tier !== undefined) q = q.where('l.tier', '=', p.tier);
+  return q;
+}
+
+/**
+ * A search through the GIN index: every listing of the snapshot that holds all the words is
+ * scored (the per-word tsqueries are constants of the statement: parsed once, not once per row)
+ * and checked against the generation and the filters; only the rows of the page are read from
+ * the generation.
+ */
+async function ginSearch(db: Kysely<Schema>, g: GenerationRow, words: string[], p: DirectoryParams, offset: number) {
+  const score = sql.join(
+    words.map(
+      (w) =>
+        sql`4 * (c.search_doc @@ ${lexeme(w, 'A')}::tsquery)::int + 2 * (c.search_doc @@ ${lexeme(w, 'B')}::tsquery)::int + (c.search_doc @@ ${lexeme(w, 'C')}::tsquery)::int`,
+    ),
+    sql` + `,
+  );
+  const { rows } = await sql<Row>`
+    select ${sql.join(GEN_LISTING_COLUMNS.map((c) => sql.ref(`l.${c}`)))}
+      from (select c.listing_id, ${score} as score
+              from catalog_listings c
+             where c.snapshot_id = ${g.catalog_snapshot_id}
+               and ${SERIAL}
+               and c.search_doc @@ ${words.map((w) => lexeme(w)).join(' & ')}::tsquery
+               and (${memberOf(db, g, p, 'c').limit(1)})
+             order by score desc, c.listing_id
+             offset ${offset}::int limit ${p.limit + 1}::int) m
+     cross join lateral (select * from (${generationListings(db, g)}) gl where gl.listing_id = m.listing_id limit 1) l
+     order by m.score desc, m.listing_id`.execute(db);
+  return rows;
+}
+
 /** A tsquery literal of one word (only letters and digits: nothing to escape but a quote). */
 const lexeme = (word: string, weight = '') => `'${word.replaceAll("'", "''")}'${weight ? `:${weight}` : ''}`;
 
@@ -316,35 +354,6 @@ async function readSearch(
   const offset = p.cursor === undefined ? 0 : decodeSearchCursor(p.cursor);
   const found = await searchWords(db, g, p.q);
   const words = found.words.map((w) => w.word);
-  // The per-word tsqueries are constants of the statement: parsed once, not once per row.
-  const score = sql.join(
-    words.map(
-      (w) =>
-        sql`4 * (c.search_doc @@ ${lexeme(w, 'A')}::tsquery)::int + 2 * (c.search_doc @@ ${lexeme(w, 'B')}::tsquery)::int + (c.search_doc @@ ${lexeme(w, 'C')}::tsquery)::int`,
-    ),
-    sql` + `,
-  );
-  // The words are the catalog snapshot's (catalog_listings.search_doc), the numbers the generation's:
-  // looked up for each match (a lateral subquery is never turned into a hash join, which would read
-  // every listing of the generation for a few hundred matches).
-  let q = db
-    .selectFrom('catalog_listings as c')
-    .innerJoinLateral(
-      (eb) =>
-        eb
-          .selectFrom(generationListings(db, g).as('gl'))
-          .selectAll()
-          .whereRef('gl.listing_id', '=', 'c.listing_id')
-          .limit(1)
-          .as('l'),
-      (join) => join.onTrue(),
-    )
-    .select(GEN_LISTING_COLUMNS.map((col) => `l.${col}` as const))
-    .where('c.snapshot_id', '=', g.catalog_snapshot_id)
-    .where(SERIAL)
-    .where(sql<boolean>`c.search_doc @@ ${words.map((w) => lexeme(w)).join(' & ')}::tsquery`);
-  if (p.category !== undefined) q = q.where('l.category', '=', p.category);
-  if (p.tier !== undefined) q = q.where('l.tier', '=', p.tier);
   // Listings expected to hold every word, were the words independent.
   const matches = found.words.reduce(
     (m, w) => (m * w.bands.reduce((sum, b) => sum + b.listings, 0)) / Math.max(1, found.listings),
@@ -367,12 +376,7 @@ async function readSearch(
         ? await bandWalk(db, g, combos, p, offset)
         : words.length === 1
           ? await oneWord(db, g, words[0]!, p, offset)
-          : await q
-              .orderBy(sql`${score}`, 'desc')
-              .orderBy('l.listing_id')
-              .offset(offset)
-              .limit(p.limit + 1)
-              .execute();
+          : await ginSearch(db, g, words, p, offset);
   const page = rows.slice(0, p.limit);
   const more = rows.length > p.limit;
   return {
