@@ -116,12 +116,13 @@ export async function readDirectory(
  * - several words: when about `bandWalkMinMatches` listings or more hold them all (estimated
  *   from the band sizes as if the words were independent). Fewer matches are cheaper to score
  *   one by one through the GIN index than the walk's combinations are to read;
- * - one word: with a `category` or `tier` filter (`bandWalkOneWord: 'filtered'`). Without one,
- *   the word's postings read in score order (oneWord) are the same work in one index scan.
+ * - one word: never by default (`bandWalkOneWord`): the word's postings read in score order
+ *   (oneWord) are the same work in one index scan, with or without a filter, and a plainer
+ *   statement to plan ('filtered' walks it when a `category` or `tier` is given, 'always' always).
  */
 export const searchTuning = {
   bandWalkMinMatches: 1000,
-  bandWalkOneWord: 'filtered' as 'filtered' | 'always' | 'never',
+  bandWalkOneWord: 'never' as 'filtered' | 'always' | 'never',
   bandWalkMaxCombinations: 64,
   bandWalkMaxRows: 500,
 };
