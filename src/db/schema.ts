@@ -191,6 +191,14 @@ export interface CatalogListingWordsTable {
   listing_id: string;
 }
 
+/** Postings per word and score of a catalog snapshot (sql/migrations/0019): kept by the same trigger. */
+export interface CatalogWordBandsTable {
+  snapshot_id: Int8;
+  word: string;
+  score: number;
+  listings: number;
+}
+
 export interface GenMarketDailyTable {
   generation: number;
   day: ColumnType<string, string, string>;
@@ -378,6 +386,7 @@ export interface Schema {
   gen_sellers: GenSellersTable;
   gen_listings: GenListingsTable;
   catalog_listing_words: CatalogListingWordsTable;
+  catalog_word_bands: CatalogWordBandsTable;
   gen_market_daily: GenMarketDailyTable;
   gen_seller_daily: GenSellerDailyTable;
   gen_edge_periods: GenEdgePeriodsTable;

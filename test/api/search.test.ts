@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApi } from '../../src/api/index.ts';
+import { searchTuning } from '../../src/api/read/listings.ts';
 import { readCatalog } from '../../src/catalog/source.ts';
 import { storeCatalogSnapshot } from '../../src/catalog/store.ts';
 import { BASE_USDC } from '../../src/config/index.ts';
@@ -45,6 +46,33 @@ function expectedSearch(listings: ListingText[], q: string): string[] {
     return [{ id: l.listing_id, score }];
   });
   return scored.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1)).map((s) => s.id);
+}
+
+/**
+ * The ways a search can run (src/api/read/listings.ts, searchTuning), forced: the walk through
+ * score bands for any number of words, matches, combinations and rows; or never (a word's postings
+ * in score order for one word, the GIN index for several).
+ */
+const DEFAULT_TUNING = { ...searchTuning };
+const PATHS = {
+  'band walk': {
+    bandWalkMinMatches: 0,
+    bandWalkOneWord: 'always',
+    bandWalkMaxCombinations: Infinity,
+    bandWalkMaxRows: Infinity,
+  },
+  'GIN index or postings': { bandWalkMinMatches: Infinity, bandWalkOneWord: 'never' },
+} as const;
+type PathName = keyof typeof PATHS;
+
+/** Runs `fn` with the search forced onto one path (the tuning is read at each request). */
+async function onPath<T>(path: PathName, fn: () => Promise<T>): Promise<T> {
+  Object.assign(searchTuning, PATHS[path]);
+  try {
+    return await fn();
+  } finally {
+    Object.assign(searchTuning, DEFAULT_TUNING);
+  }
 }
 
 /** Every listing_id of a search, following next_cursor page by page. */
@@ -129,11 +157,15 @@ describe.each(backends())('search on the fixture on $backend', ({ backend }) => 
       )
       .execute();
     app = await buildApi(db.db, { rateLimitPerMinute: 100_000, cadenceSeconds: 900 });
+    // one app per forced path: each has its own response cache
+    walkApp = await buildApi(db.db, { rateLimitPerMinute: 100_000, cadenceSeconds: 900 });
   });
   afterAll(async () => {
     await app?.close();
+    await walkApp?.close();
     await db?.close();
   });
+  let walkApp: FastifyInstance;
 
   const ids = async (query: string) =>
     (await get(app, `/api/v1/sellers?${query}`)).json.listings.map((l: { listing_id: string }) => l.listing_id);
@@ -173,6 +205,34 @@ describe.each(backends())('search on the fixture on $backend', ({ backend }) => 
     expect(await ids('q=orbit&category=other')).toEqual([10, 9, 8].map(listingId));
     expect(await ids('q=example&tier=verified')).toEqual([1, 2, 3].map(listingId)); // sellers A and B
     expect(await ids('q=example&tier=verified&category=data-access')).toEqual([listingId(2)]);
+  });
+
+  it('behavior: searches of several words walked through score bands give the same rows', async () => {
+    const walked = (query: string) =>
+      onPath('band walk', async () =>
+        (await get(walkApp, `/api/v1/sellers?${query}`)).json.listings.map((l: { listing_id: string }) => l.listing_id),
+      );
+    // orbit + api: 10 has 'orbit' in its title and 'api' in its URL (4 + 1), 9 in its description (2 + 1),
+    // 8 both in its URL (1 + 1): three combinations of bands, one listing each
+    expect(await walked('q=orbit%20api')).toEqual([10, 9, 8].map(listingId));
+    expect(await walked('q=data%20orbit')).toEqual([listingId(9)]);
+    // one word: its bands 4, 2 and 1, one listing each
+    expect(await walked('q=orbit')).toEqual([10, 9, 8].map(listingId));
+    expect(await walked('q=orbit&limit=2')).toEqual([10, 9].map(listingId));
+    expect(await walked('q=example&tier=verified')).toEqual([1, 2, 3].map(listingId));
+    expect(await walked('q=beta%20api')).toEqual([listingId(3)]);
+    // 'example' and 'api' are in every URL: one combination (1 + 1), every listing, by listing_id
+    expect(await walked('q=api%20example')).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10].map(listingId));
+    expect(await walked('q=api%20example&limit=3')).toEqual([1, 2, 3].map(listingId));
+    expect(await walked('q=api%20example&tier=verified')).toEqual([1, 2, 3].map(listingId));
+    expect(await walked('q=api%20example&tier=verified&category=data-access')).toEqual([listingId(2)]);
+    expect(await walked('q=api%20orbit&tier=listed_only&category=other')).toEqual([10, 9, 8].map(listingId));
+    expect(await walked('q=api%20orbit&tier=verified')).toEqual([]);
+    // paging one row at a time: each page walks again with one more row to skip
+    expect(await onPath('band walk', () => searchAll(walkApp, 'q=orbit%20api', 1))).toEqual([10, 9, 8].map(listingId));
+    expect(await onPath('band walk', () => searchAll(walkApp, 'q=example%20api%20https', 4))).toEqual(
+      [1, 2, 3, 4, 5, 6, 7, 8, 9, 10].map(listingId),
+    );
   });
 
   it('behavior: a search of a retained generation reads that generation', async () => {
@@ -227,6 +287,7 @@ describe.each(backends())('search over the real crawl on $backend', ({ backend }
   let db: TestDatabase;
   let app: FastifyInstance;
   let listings: ListingText[];
+  const apps = {} as Record<PathName, FastifyInstance>;
 
   beforeAll(async () => {
     db = await freshDatabase(backend);
@@ -245,9 +306,12 @@ describe.each(backends())('search over the real crawl on $backend', ({ backend }
       .where('generation', '=', generation)
       .execute();
     app = await buildApi(db.db, { rateLimitPerMinute: 100_000, cadenceSeconds: 900 });
+    for (const path of Object.keys(PATHS) as PathName[])
+      apps[path] = await buildApi(db.db, { rateLimitPerMinute: 100_000, cadenceSeconds: 900 });
   }, 120_000);
   afterAll(async () => {
     await app?.close();
+    for (const a of Object.values(apps)) await a.close();
     await db?.close();
   });
 
@@ -271,5 +335,49 @@ describe.each(backends())('search over the real crawl on $backend', ({ backend }
       'api',
     );
     expect(await searchAll(app, 'q=api&category=inference', 50)).toEqual(expected);
+  });
+
+  // Searches on each path, with the filters, paged by 7 and by 50. The words are
+  // among the commonest of the crawl ('https' is in every resource URL), so most of them have
+  // hundreds of matches over several combinations of bands.
+  const MULTI = [
+    'api',
+    'https',
+    'weather',
+    'api&category=inference',
+    'x402&tier=listed_only',
+    'api https',
+    'x402 api',
+    'https x402 api',
+    'data api',
+    'token analysis',
+    'solana price',
+    'api https&category=inference',
+    'api https&tier=listed_only',
+    'x402 https&tier=verified',
+    'weather api&category=data-access',
+  ];
+  it.each((Object.keys(PATHS) as PathName[]).flatMap((path) => MULTI.map((q) => [path, q] as const)))(
+    'behavior: on the %s path, q=%s returns exactly the listings of the model, in order, paged without loss',
+    async (path, query) => {
+      const [q, filter] = query.split('&');
+      const [key, value] = (filter ?? '=').split('=') as [string, string];
+      const expected = expectedSearch(
+        listings.filter((l) => !key || (l as unknown as Record<string, string>)[key] === value),
+        q!,
+      );
+      const url = `q=${encodeURIComponent(q!)}${filter ? `&${filter}` : ''}`;
+      // paged by 7 when that is a few dozen pages (each page of the walk walks again from the best score)
+      for (const limit of expected.length > 250 ? [50] : [7, 50])
+        expect(await onPath(path, () => searchAll(apps[path], url, limit))).toEqual(expected);
+    },
+  );
+
+  it('behavior: the searches of several words above have matches, some of them hundreds', () => {
+    const sizes = MULTI.filter((m) => !m.includes('&') && m.includes(' ')).map(
+      (q) => expectedSearch(listings, q).length,
+    );
+    expect(Math.min(...sizes)).toBeGreaterThan(0);
+    expect(Math.max(...sizes)).toBeGreaterThan(500);
   });
 });
