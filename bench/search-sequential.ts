@@ -12,7 +12,7 @@
 import { openDatabase } from '../src/db/index.ts';
 import { readDirectory } from '../src/api/read/listings.ts';
 import { readPublishedGeneration } from '../src/api/read/generation.ts';
-import { CATEGORIES } from '../src/method/constants.ts';
+import { searchQueries } from './search-queries.ts';
 
 const base = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL;
 if (!base || !process.env.SCHEMA) {
@@ -24,24 +24,8 @@ url.searchParams.set('options', `-c search_path=${process.env.SCHEMA}`);
 const database = await openDatabase({ databaseUrl: url.toString(), maxConnections: 1 });
 const g = (await readPublishedGeneration(database.db, 1))!;
 
-/** bench/search.ts's PRNG and draws: 1 or 2 words of 300, a category one time in four, limit 1..50. */
-function prng(seed: number) {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-const word = (i: number) => `w${i.toString(36)}x`;
-const random = prng(7);
 const N = Number(process.env.N ?? 4000);
-const queries = Array.from({ length: N }, (_, i) => {
-  const words = [word(1 + Math.floor(random() * 300))];
-  if (random() < 0.5) words.push(word(1 + Math.floor(random() * 300)));
-  const category = random() < 0.25 ? CATEGORIES[Math.floor(random() * CATEGORIES.length)] : undefined;
-  return { q: words.join(' '), category, limit: 1 + (i % 50) };
-});
+const queries = searchQueries(N).map(({ words, category, limit }) => ({ q: words.join(' '), category, limit }));
 
 const readers: Record<string, typeof readDirectory> = { this: readDirectory };
 if (process.env.BASE)

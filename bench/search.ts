@@ -24,7 +24,7 @@ import { openDatabase } from '../src/db/index.ts';
 import { createScratchSchema } from '../src/db/scratch-schema.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { projectRoot } from '../src/lib/paths.ts';
-import { CATEGORIES } from '../src/method/constants.ts';
+import { searchQueries, VOCABULARY } from './search-queries.ts';
 import { seedBenchGeneration } from './api/seed.ts';
 
 const base = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL;
@@ -41,18 +41,6 @@ const DERIVED = process.env.DERIVED === '1';
 const RATE = Number(process.env.SEARCH_RATE ?? 200);
 const SECONDS = Number(process.env.SEARCH_SECONDS ?? 20);
 const LISTINGS = 50_000;
-const VOCABULARY = 300;
-
-/** A deterministic pseudo-random sequence (mulberry32), so runs compare. */
-function prng(seed: number) {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-const word = (i: number) => `w${i.toString(36)}x`;
 
 const scratch = await createScratchSchema(base, 'bench_search');
 const stops: (() => Promise<void>)[] = [];
@@ -125,13 +113,10 @@ try {
 
   // Queries: 1 or 2 words drawn uniformly from the vocabulary (rare and common words alike), a
   // category one time in four, a limit from 1 to 50: every URL differs, every request is a miss.
-  const random = prng(7);
-  const urls = Array.from({ length: RATE * SECONDS + RATE * 2 }, (_, i) => {
-    const words = [word(1 + Math.floor(random() * VOCABULARY))];
-    if (random() < 0.5) words.push(word(1 + Math.floor(random() * VOCABULARY)));
-    const category = random() < 0.25 ? `&category=${CATEGORIES[Math.floor(random() * CATEGORIES.length)]}` : '';
-    return `/api/v1/sellers?q=${words.join('+')}${category}&limit=${1 + (i % 50)}`;
-  });
+  const urls = searchQueries(RATE * SECONDS + RATE * 2).map(
+    ({ words, category, limit }) =>
+      `/api/v1/sellers?q=${words.join('+')}${category ? `&category=${category}` : ''}&limit=${limit}`,
+  );
   const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
   const request = (url: string) =>
     new Promise<{ status: number; count: number }>((resolve, reject) => {
