@@ -373,6 +373,20 @@ describe.each(backends())('search over the real crawl on $backend', ({ backend }
     },
   );
 
+  it('behavior: a q of as many common words as 200 characters hold is answered like any other', async () => {
+    // The crawl's words by the number of listings holding them (the model's words), most first:
+    // each has several score bands, so their combinations run into the billions.
+    const holders = new Map<string, number>();
+    for (const l of listings)
+      for (const w of new Set([...wordsOf(l.title), ...wordsOf(l.description), ...wordsOf(l.resource_url)]))
+        holders.set(w, (holders.get(w) ?? 0) + 1);
+    const common = [...holders].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).map(([w]) => w);
+    let q = '';
+    for (const w of common) if (`${q} ${w}`.trim().length <= 200) q = `${q} ${w}`.trim();
+    expect(wordsOf(q).size).toBeGreaterThan(20);
+    expect(await searchAll(app, `q=${encodeURIComponent(q)}`, 50)).toEqual(expectedSearch(listings, q));
+  }, 30_000);
+
   it('behavior: the searches of several words above have matches, some of them hundreds', () => {
     const sizes = MULTI.filter((m) => !m.includes('&') && m.includes(' ')).map(
       (q) => expectedSearch(listings, q).length,

@@ -165,8 +165,14 @@ interface Combination {
   words: { word: string; score: number; listings: number }[];
 }
 
-/** Every combination of the words' bands, best score first (ties in a fixed order). */
-function combinations(words: SearchWord[]): Combination[] {
+/**
+ * Every combination of the words' bands, best score first (ties in a fixed order); none when there
+ * are more than `max` (a q of 200 characters can hold dozens of words of several bands each: their
+ * combinations would run into the billions, and building them ran the API out of memory).
+ */
+function combinations(words: SearchWord[], max: number): Combination[] {
+  let count = 1;
+  for (const w of words) if ((count *= w.bands.length) > max) return [];
   let all: Combination['words'][] = [[]];
   for (const w of words) all = all.flatMap((c) => w.bands.map((b) => [...c, { word: w.word, ...b }]));
   return all
@@ -360,15 +366,14 @@ async function readSearch(
     (m, w) => (m * w.bands.reduce((sum, b) => sum + b.listings, 0)) / Math.max(1, found.listings),
     found.listings,
   );
-  const combos = combinations(found.words);
+  const combos = combinations(found.words, searchTuning.bandWalkMaxCombinations);
   const t = searchTuning;
   const filtered = p.category !== undefined || p.tier !== undefined;
   const walk =
     (words.length > 1
       ? matches >= t.bandWalkMinMatches
       : t.bandWalkOneWord === 'always' || (t.bandWalkOneWord === 'filtered' && filtered)) &&
-    combos.length > 0 &&
-    combos.length <= t.bandWalkMaxCombinations &&
+    combos.length > 0 && // (none when there are more than bandWalkMaxCombinations)
     offset + p.limit + 1 <= t.bandWalkMaxRows;
   const rows =
     words.length === 0
