@@ -22,6 +22,7 @@ import { syncChain } from '../src/sync/index.ts';
 import { freshDatabase } from '../test/helpers/db.ts';
 import { FakeChain, serveJsonRpc, type Hex } from '../test/chain/fake-rpc.ts';
 import { other, payer, seller } from './fake-addresses.ts';
+import { mulberry32 } from './mulberry32.ts';
 
 const { values: args, positionals } = parseArgs({
   allowPositionals: true,
@@ -51,16 +52,6 @@ const GENESIS = 1_760_000_400; // 00:20 UTC
 const WINDOW = 30 * 86_400;
 const HEAD = Math.round(((DAYS + 1) * 86_400) / BLOCK_TIME);
 
-/** Deterministic generator (mulberry32), so the server and the checks agree without sharing state. */
-function rng(seed: number) {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 function buildChain(): FakeChain {
   const chain = new FakeChain({
     usdc: USDC,
@@ -69,7 +60,7 @@ function buildChain(): FakeChain {
     blockTime: BLOCK_TIME,
     blockTimestampInLogs: true,
   });
-  const random = rng(402);
+  const random = mulberry32(402); // the server and the checks agree without sharing state
   const firstBlock = Math.ceil((86_400 - (GENESIS % 86_400)) / BLOCK_TIME); // the first full day
   const span = HEAD - firstBlock;
   // Settlements in block order (the fake node sorts per index anyway).

@@ -5,20 +5,11 @@
  * one time in four, a limit from 1 to 50. Deterministic (mulberry32, seed 7), so runs compare.
  */
 import { CATEGORIES } from '../src/lib/categories.ts';
+import { mulberry32 } from './mulberry32.ts';
 
 export const VOCABULARY = 300;
 
 export const word = (i: number) => `w${i.toString(36)}x`;
-
-/** A deterministic pseudo-random sequence (mulberry32). */
-function prng(seed: number) {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 export interface SearchQuery {
   words: string[];
@@ -27,7 +18,7 @@ export interface SearchQuery {
 }
 
 export function searchQueries(n: number): SearchQuery[] {
-  const random = prng(7);
+  const random = mulberry32(7);
   return Array.from({ length: n }, (_, i) => {
     const words = [word(1 + Math.floor(random() * VOCABULARY))];
     if (random() < 0.5) words.push(word(1 + Math.floor(random() * VOCABULARY)));
