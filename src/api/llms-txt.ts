@@ -29,7 +29,7 @@ export const LLMS_TXT = `# x402-tally
 - Pages follow next_cursor until it is null. Errors are JSON {"error": {"code", "message"}}; the message names the bad parameter.
 
 ## MCP
-- Streamable HTTP at /mcp (POST, stateless, read-only). Over stdio: npx x402-tally mcp
+- Streamable HTTP at /mcp (POST one JSON-RPC message, no batches; stateless, read-only). Over stdio: npx x402-tally mcp
 - Tools: search_listings, get_seller, top_sellers, market_daily, explain_metric
 
 ## How to cite

@@ -1,17 +1,23 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import {
-  CallToolRequestSchema,
-  ErrorCode,
-  ListToolsRequestSchema,
-  McpError,
-  type CallToolResult,
-} from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
 import { jsonSchemaOf } from '../api/openapi.ts';
 import { writeJson } from '../lib/json.ts';
 import type { Logger } from '../lib/log.ts';
 import { silentLogger } from '../lib/log.ts';
 import type { ApiClient } from './client.ts';
 import { TOOLS, ToolFailure } from './tools.ts';
+
+/**
+ * The params of tools/call that this server reads, with messages that name the field. Other
+ * members (`_meta`, `task`) are let through unread.
+ */
+const CallParams = z.looseObject({
+  name: z.string({ error: 'must be a string, the name of a tool; see tools/list' }),
+  arguments: z
+    .record(z.string(), z.unknown(), { error: "must be an object of the tool's named arguments, or left out" })
+    .optional(),
+});
 
 const INSTRUCTIONS =
   'x402-tally publishes verified 30-day revenue of the sellers of the x402 Bazaar, recomputed from Base USDC settlements on chain. ' +
@@ -41,15 +47,27 @@ export function createMcpServer(api: ApiClient, log: Logger = silentLogger): Ser
   }));
 
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }));
-  server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
-    const tool = TOOLS.find((t) => t.name === request.params.name);
-    if (!tool) throw new McpError(ErrorCode.InvalidParams, `unknown tool ${request.params.name}; see tools/list`);
-    const parsed = tool.input.safeParse(request.params.arguments ?? {});
+  // tools/call is answered by the fallback handler, not by setRequestHandler(CallToolRequestSchema):
+  // the SDK parses a request against the schema given there before any handler runs, and answers
+  // a mismatch (`arguments: null`) with -32603 Internal error and the zod issue list as message.
+  // The fallback handler gets the request as sent; CallParams parses it here, and a mismatch is
+  // -32602 Invalid params naming the field.
+  server.fallbackRequestHandler = async (request): Promise<CallToolResult> => {
+    if (request.method !== 'tools/call') throw new McpError(ErrorCode.MethodNotFound, 'Method not found');
+    const params = CallParams.safeParse(request.params ?? {});
+    if (!params.success) {
+      const issue = params.error.issues[0]!;
+      throw new McpError(ErrorCode.InvalidParams, `${issue.path.join('.')}: ${issue.message}`);
+    }
+    const { name, arguments: args } = params.data;
+    const tool = TOOLS.find((t) => t.name === name);
+    if (!tool) throw new McpError(ErrorCode.InvalidParams, `unknown tool ${name}; see tools/list`);
+    const parsed = tool.input.safeParse(args ?? {});
     if (!parsed.success) {
       const issue = parsed.error.issues[0]!;
-      const name = issue.code === 'unrecognized_keys' ? issue.keys.join(', ') : issue.path.join('.') || 'arguments';
+      const field = issue.code === 'unrecognized_keys' ? issue.keys.join(', ') : issue.path.join('.') || 'arguments';
       const why = issue.code === 'unrecognized_keys' ? 'unknown argument' : issue.message;
-      return failure('invalid_parameter', `${name}: ${why}`);
+      return failure('invalid_parameter', `${field}: ${why}`);
     }
     try {
       const text = writeJson(await tool.call(api, parsed.data));
@@ -59,7 +77,7 @@ export function createMcpServer(api: ApiClient, log: Logger = silentLogger): Ser
       log.error({ err: error, tool: tool.name }, 'mcp tool failed');
       return failure('internal_error', 'internal error; it has been logged');
     }
-  });
+  };
   return server;
 }
 
