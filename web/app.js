@@ -16,16 +16,57 @@ function link(p) {
 }
 
 /**
- * GET an API path of the pinned (or latest) generation. Integers of 16 digits or more (money
- * above 2^53 micro-USDC) are read as strings, so they stay exact.
+ * Does this browser's JSON.parse give a reviver the source text of each value (its third argument,
+ * `context.source`, the "JSON.parse source text access" proposal, in Chromium since 114)? Browsers
+ * without it take the fallback, quoteBigIntegers. Asked once, at load.
  */
+const sourceAccess = (() => {
+  let source;
+  JSON.parse('7', (_key, value, context) => ((source = context?.source), value));
+  return source === '7';
+})();
+
+/** A JSON integer token (no fraction, no exponent). */
+const INTEGER = /^-?\d+$/;
+
+/**
+ * A JSON string token or a number token, in the order they occur. A string is matched whole, so
+ * the digits inside catalog text (a title like `Oracle ,12345678901234567890, feed`) are never
+ * taken for a number; the string alternative is unrolled (`[^"\\]*(?:\\.[^"\\]*)*`) to match long
+ * strings without backtracking.
+ */
+const TOKENS = /"[^"\\]*(?:\\.[^"\\]*)*"|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/g;
+
+/**
+ * The fallback for browsers without source access: the JSON text with every integer token beyond
+ * Number.MAX_SAFE_INTEGER put in quotes, so JSON.parse reads it as its exact digits. Only tokens
+ * outside strings are touched. Exported for the tests.
+ */
+export function quoteBigIntegers(text) {
+  return text.replace(TOKENS, (token) =>
+    INTEGER.test(token) && !Number.isSafeInteger(Number(token)) ? `"${token}"` : token,
+  );
+}
+
+/**
+ * JSON.parse that keeps integers beyond Number.MAX_SAFE_INTEGER (money above 2^53 - 1 micro-USDC)
+ * as strings of their exact digits; every other value as JSON.parse reads it. The values of the
+ * page are used accordingly: usdc() and compare() take an integer as a number or as digits.
+ */
+export function parseExact(text) {
+  if (!sourceAccess) return JSON.parse(quoteBigIntegers(text));
+  return JSON.parse(text, (_key, value, context) =>
+    typeof value === 'number' && !Number.isSafeInteger(value) && INTEGER.test(context.source) ? context.source : value,
+  );
+}
+
+/** GET an API path of the pinned (or latest) generation, integers exact (parseExact). */
 async function api(path, extra = {}) {
   const q = new URLSearchParams(extra);
   if (pinned) q.set('generation', pinned);
   const url = `/api/v1${path}${q.toString() ? `?${q}` : ''}`;
   const res = await fetch(url, { headers: { accept: 'application/json' } });
-  const text = await res.text();
-  const body = JSON.parse(text.replace(/([:[,]\s*)(\d{16,})(?=\s*[,\]}])/g, '$1"$2"'));
+  const body = parseExact(await res.text());
   if (!res.ok) throw new Error(body?.error?.message ?? `${res.status} for ${url}`);
   return body;
 }
@@ -102,13 +143,18 @@ function sortableTable(caption, columns, rows, id) {
   return table;
 }
 
-/** Compares numbers, exact integer strings (money) and text. */
+/** An integer as the page holds one: a number, or the exact digits of one beyond 2^53 - 1. */
+const isInteger = (x) => Number.isInteger(x) || (typeof x === 'string' && INTEGER.test(x));
+
+/** Compares integers (numbers or digit strings, exactly, as bigints), other numbers, and text. */
 function compare(a, b) {
   if (a === null || a === undefined) return b === null || b === undefined ? 0 : -1;
   if (b === null || b === undefined) return 1;
-  if (typeof a === 'string' && /^\d+$/.test(a) && /^\d+$/.test(b))
-    return a.length - b.length || (a < b ? -1 : a > b ? 1 : 0);
-  if (typeof a === 'number') return a - b;
+  if (isInteger(a) && isInteger(b)) {
+    const d = BigInt(a) - BigInt(b);
+    return d < 0n ? -1 : d > 0n ? 1 : 0;
+  }
+  if (typeof a === 'number' && typeof b === 'number') return a - b;
   return String(a).localeCompare(String(b));
 }
 

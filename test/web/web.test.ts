@@ -5,7 +5,7 @@ import puppeteer, { type Browser, type Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApi } from '../../src/api/index.ts';
 import { projectRoot } from '../../src/lib/paths.ts';
-import { A, seedFixture } from '../api/fixture.ts';
+import { A, B, listingId, seedFixture } from '../api/fixture.ts';
 import { get } from '../api/helpers.ts';
 import { freshDatabase, type TestDatabase } from '../helpers/db.ts';
 
@@ -37,38 +37,96 @@ function usdcText(micro: bigint | number | string): string {
 /** An API body with every `*_micro` integer kept exact, as a string. */
 const exact = (text: string) => JSON.parse(text.replace(/("[a-z0-9_]*_micro":)(\d+)/g, '$1"$2"'));
 
+/**
+ * Catalog text any Bazaar seller can write (issue 20), put on the listings of generation 1 of a
+ * second fixture database: long digit runs after `,` `:` `[` and before `,` `]` (which a
+ * regular expression over the whole body took for big JSON integers), quotes, backslashes, a
+ * line separator, and markup. Listing 1 is A's first titled listing (A's display_name), 2 A's
+ * other one, 3 B's (B's display_name); descriptions are not shown but are in the seller body.
+ */
+const HOSTILE = new Map<number, { title: string; description: string }>([
+  [1, { title: 'Oracle ,12345678901234567890, feed', description: 'token ids [1234567890123456]' }],
+  [
+    2,
+    {
+      title: '<img src=x onerror=alert(1)> say \\":12345678901234567890, "hi" </script>\u2028end',
+      description: '{"n":9007199254740993}',
+    },
+  ],
+  [3, { title: 'Weather API:1234567890123456,fast', description: '</script><script>alert(2)</script>' }],
+]);
+
+/**
+ * Makes the page parse as a browser without JSON.parse source text access would: the reviver is
+ * called without its third argument (`context.source`), so the page must take its fallback.
+ */
+const WITHOUT_SOURCE_ACCESS = `{
+  const parse = JSON.parse;
+  JSON.parse = function (text, reviver) {
+    return typeof reviver === 'function'
+      ? parse.call(JSON, text, function (key, value) { return reviver.call(this, key, value); })
+      : parse.call(JSON, text);
+  };
+}`;
+
 describe.skipIf(!executablePath)('the web page in Chromium', () => {
   let db: TestDatabase;
   let app: FastifyInstance;
   let base: string;
   let browser: Browser;
   const foreign: string[] = [];
+  const dialogs: string[] = []; // alert() and the like, opened by any page (injected markup would)
+  // A second server whose generation 1 carries the hostile listings of HOSTILE.
+  let hostileDb: TestDatabase;
+  let hostileApp: FastifyInstance;
+  let hostileBase: string;
 
   beforeAll(async () => {
     db = await freshDatabase('pglite');
     await seedFixture(db.db);
     app = await buildApi(db.db, { rateLimitPerMinute: 100_000, cadenceSeconds: 900 });
     base = await app.listen({ port: 0, host: '127.0.0.1' });
+    hostileDb = await freshDatabase('pglite');
+    await seedFixture(hostileDb.db);
+    for (const [n, text] of HOSTILE)
+      await hostileDb.db
+        .updateTable('gen_listings_fixed')
+        .set(text)
+        .where('generation', '=', 1)
+        .where('listing_id', '=', listingId(n))
+        .execute();
+    hostileApp = await buildApi(hostileDb.db, { rateLimitPerMinute: 100_000, cadenceSeconds: 900 });
+    hostileBase = await hostileApp.listen({ port: 0, host: '127.0.0.1' });
     browser = await puppeteer.launch({ executablePath, headless: true, args: ['--no-sandbox', '--disable-gpu'] });
   }, 60_000);
   afterAll(async () => {
     await browser?.close();
     await app?.close();
     await db?.close();
+    await hostileApp?.close();
+    await hostileDb?.close();
   });
 
-  /** A page that refuses (and records) any request to another origin. */
-  async function open(url: string): Promise<Page> {
+  /**
+   * A page of `server` that refuses (and records) any request to another origin; `script` runs in
+   * the page before its own scripts.
+   */
+  async function open(url: string, server = base, script?: string): Promise<Page> {
     const page = await browser.newPage();
     await page.setViewport({ width: 1200, height: 900 });
+    if (script) await page.evaluateOnNewDocument(script);
+    page.on('dialog', (dialog) => {
+      dialogs.push(dialog.message());
+      void dialog.dismiss();
+    });
     await page.setRequestInterception(true);
     page.on('request', (request) => {
-      if (new URL(request.url()).origin !== base && !request.url().startsWith('data:')) {
+      if (new URL(request.url()).origin !== server && !request.url().startsWith('data:')) {
         foreign.push(request.url());
         void request.abort();
       } else void request.continue();
     });
-    await page.goto(`${base}${url}`, { waitUntil: 'networkidle0' });
+    await page.goto(`${server}${url}`, { waitUntil: 'networkidle0' });
     await page.waitForSelector('body[data-ready]', { timeout: 20_000 });
     return page;
   }
@@ -171,6 +229,93 @@ describe.skipIf(!executablePath)('the web page in Chromium', () => {
       summary,
     );
     await page.close();
+  });
+
+  describe.each([
+    ['JSON.parse source text access', undefined],
+    ['the fallback for browsers without it', WITHOUT_SOURCE_ACCESS],
+  ])('hostile catalog text, with %s', (_name, script) => {
+    /** What the page did that it must not: elements made of catalog text, dialogs (an injected onerror=alert). */
+    async function injected(page: Page): Promise<{ dialogs: string[]; elements: number }> {
+      return { dialogs, elements: await page.$$eval('main img, main script', (els) => els.length) };
+    }
+    async function openHostile(url: string): Promise<Page> {
+      const page = await open(url, hostileBase, script);
+      // The mode under test is the one the page ran in.
+      const sourceAccess = await page.evaluate(() => {
+        let source: unknown;
+        JSON.parse('7', (_k, v, context?: { source?: string }) => ((source = context?.source), v));
+        return source === '7';
+      });
+      expect(sourceAccess).toBe(script === undefined);
+      return page;
+    }
+
+    /** The page's state and its error message, if any ("Could not load: ..."). */
+    const state = async (page: Page) => ({
+      ready: await page.$eval('body', (el) => el.dataset.ready),
+      alert: await page.$eval('main', (el) => el.querySelector('[role=alert]')?.textContent ?? null),
+    });
+
+    it('behavior: the rankings load, show the titles literally and the revenue above 2^53 exactly', async () => {
+      const page = await openHostile('/');
+      expect(await state(page)).toEqual({ ready: 'true', alert: null });
+      const rows = await rowsOf(page, 'rankings');
+      const short = (a: string) => `${a.slice(0, 8)}…${a.slice(-4)}`;
+      // A (display_name: listing 1's title) and B (listing 3's), the numbers of test/api/fixture.ts
+      expect(rows.map((r) => r.slice(0, 4))).toEqual([
+        ['1', `${HOSTILE.get(1)!.title} ${short(A)}`, '9,007,199,254.740993', '3.00'],
+        ['2', `${HOSTILE.get(3)!.title} ${short(B)}`, '82.00', '10.00'],
+      ]);
+      // sorting by revenue compares the exact integers: ascending puts B (82 USDC) first
+      await page.click('table#rankings th:nth-child(3) button');
+      await page.click('table#rankings th:nth-child(3) button');
+      expect((await rowsOf(page, 'rankings')).map((r) => r[2])).toEqual(['82.00', '9,007,199,254.740993']);
+      expect(await injected(page)).toEqual({ dialogs: [], elements: 0 });
+      await page.close();
+      expect((await fetch(`${hostileBase}/api/v1/meta`)).status).toBe(200);
+    });
+
+    it('behavior: a seller page loads, shows its titles literally and its revenue above 2^53 exactly', async () => {
+      const page = await openHostile(`/?seller=${A}`);
+      expect(await state(page)).toEqual({ ready: 'true', alert: null });
+      expect(await page.$eval('main h2', (el) => el.textContent)).toBe(HOSTILE.get(1)!.title);
+      expect(await page.$eval('[data-metric=revenue]', (el) => el.textContent)).toBe('9,007,199,254.740993 USDC');
+      // listings 1 and 2, by listing_id; textContent is not trimmed here: the titles end in text
+      const titles = await page.$$eval('table#listings tbody tr td:first-child', (tds) =>
+        tds.map((td) => td.textContent),
+      );
+      expect(titles).toEqual([HOSTILE.get(1)!.title, HOSTILE.get(2)!.title]);
+      expect(await injected(page)).toEqual({ dialogs: [], elements: 0 });
+      await page.close();
+      const b = await openHostile(`/?seller=${B}`);
+      expect(await state(b)).toEqual({ ready: 'true', alert: null });
+      expect(await b.$eval('main h2', (el) => el.textContent)).toBe(HOSTILE.get(3)!.title);
+      expect(await b.$eval('[data-metric=revenue]', (el) => el.textContent)).toBe('82.00 USDC');
+      expect(await injected(b)).toEqual({ dialogs: [], elements: 0 });
+      await b.close();
+      expect((await fetch(`${hostileBase}/api/v1/meta`)).status).toBe(200);
+    });
+
+    it('args: edge cases of the parser, through the module the page loaded', async () => {
+      const page = await openHostile('/?view=market');
+      // Each integer beyond 2^53 - 1 = 9007199254740991 becomes its digits; the rest stays as JSON reads it.
+      const text = String.raw`{"s":"a\\\":12345678901234567890,\"[9007199254740993]","t":"end\\","big":[9007199254740992,-9007199254740993,123456789012345678901234567890],"safe":[9007199254740991,-9007199254740991,0,1234567890123456],"other":[1.5,12345678901234567890.5,1e21,-2E-3,true,null],"e":"","\\":"x"}`;
+      // A string, not a function: the test runner rewrites import() in the functions of this file.
+      const parsed: unknown = await page.evaluate(
+        `import('/web/app.js').then((app) => app.parseExact(${JSON.stringify(text)}))`,
+      );
+      expect(parsed).toEqual({
+        s: 'a\\":12345678901234567890,"[9007199254740993]',
+        t: 'end\\',
+        big: ['9007199254740992', '-9007199254740993', '123456789012345678901234567890'],
+        safe: [9007199254740991, -9007199254740991, 0, 1234567890123456],
+        other: [1.5, 12345678901234567890.5, 1e21, -0.002, true, null],
+        e: '',
+        '\\': 'x',
+      });
+      await page.close();
+    });
   });
 
   it('error: no page made a request to another origin', () => {
