@@ -1,9 +1,20 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { sqlDir } from '../lib/paths.ts';
 import { backends, freshDatabase, type TestDatabase } from '../../test/helpers/db.ts';
 import { describeSchema } from './describe.ts';
+
+/** The lines of `after` that `before` lacks, and those it lost, in their order (blank lines aside). */
+function drift(before: string, after: string) {
+  const a = new Set(before.split('\n'));
+  const b = new Set(after.split('\n'));
+  return {
+    added: after.split('\n').filter((l) => l !== '' && !a.has(l)),
+    removed: before.split('\n').filter((l) => l !== '' && !b.has(l)),
+  };
+}
 
 describe.each(backends())('the migrated schema on $backend', ({ backend }) => {
   let database: TestDatabase | undefined;
@@ -13,5 +24,84 @@ describe.each(backends())('the migrated schema on $backend', ({ backend }) => {
     database = await freshDatabase(backend);
     const committed = readFileSync(path.join(sqlDir, 'schema.txt'), 'utf8');
     expect(await describeSchema(database.db)).toBe(committed);
+  });
+
+  it('behavior: a partitioned table shows its key and each partition its bound, once', async () => {
+    database = await freshDatabase(backend);
+    const before = await describeSchema(database.db);
+    await sql`
+      create table scratch_facts (
+        day_ts bigint not null,
+        tx_hash         bytea  not null,
+        value           bigint not null,
+        primary key (day_ts, tx_hash)
+      ) partition by range (day_ts)`.execute(database.db);
+    await sql`create index scratch_facts_value on scratch_facts (value)`.execute(database.db);
+    await sql`create table scratch_facts_d1 partition of scratch_facts for values from (1767225600) to (1767312000)`.execute(
+      database.db,
+    );
+    await sql`create table scratch_facts_d2 partition of scratch_facts for values from (1767312000) to (1767398400)
+                partition by hash (tx_hash)`.execute(database.db);
+    await sql`create table scratch_facts_d2_h0 partition of scratch_facts_d2 for values with (modulus 2, remainder 0)`.execute(
+      database.db,
+    );
+    await sql`create table scratch_facts_d2_h1 partition of scratch_facts_d2 for values with (modulus 2, remainder 1)`.execute(
+      database.db,
+    );
+    await sql`create table scratch_facts_rest partition of scratch_facts default`.execute(database.db);
+    // an index of one partition alone is its own, and shows; the copies of the parent's do not
+    await sql`create index scratch_facts_d1_tx on scratch_facts_d1 (tx_hash)`.execute(database.db);
+
+    expect(drift(before, await describeSchema(database.db))).toEqual({
+      added: [
+        'table scratch_facts partition by RANGE (day_ts)',
+        '  day_ts bigint not null',
+        '  tx_hash bytea not null',
+        '  value bigint not null',
+        'constraint scratch_facts.scratch_facts_pkey: PRIMARY KEY (day_ts, tx_hash)',
+        'index CREATE UNIQUE INDEX scratch_facts_pkey ON ONLY scratch_facts USING btree (day_ts, tx_hash)',
+        'index CREATE INDEX scratch_facts_value ON ONLY scratch_facts USING btree (value)',
+        'index CREATE INDEX scratch_facts_d1_tx ON scratch_facts_d1 USING btree (tx_hash)',
+        "partition scratch_facts_d1 of scratch_facts: FOR VALUES FROM ('1767225600') TO ('1767312000')",
+        "partition scratch_facts_d2 of scratch_facts: FOR VALUES FROM ('1767312000') TO ('1767398400') partition by HASH (tx_hash)",
+        'partition scratch_facts_rest of scratch_facts: DEFAULT',
+        'partition scratch_facts_d2_h0 of scratch_facts_d2: FOR VALUES WITH (modulus 2, remainder 0)',
+        'partition scratch_facts_d2_h1 of scratch_facts_d2: FOR VALUES WITH (modulus 2, remainder 1)',
+      ],
+      removed: [],
+    });
+  });
+
+  it('behavior: a changed view, function body or trigger is drift', async () => {
+    database = await freshDatabase(backend);
+    const before = await describeSchema(database.db);
+    // rule 2 of verified_transfers with another bound (migration 0016 says value > 0)
+    await sql`
+      create or replace view verified_transfers as
+      select t.tx_hash, t.log_index, t.block_hash, t.block_number, t.block_timestamp,
+             t.from_address as payer, t.to_address as seller_address, t.value, t.added_seq, t.removed_seq
+        from usdc_transfers t
+       where t.from_address <> t.to_address and t.value > 1 and t.authorized`.execute(database.db);
+    // (the body as migration 0021 writes it, but for one operator)
+    await sql`
+create or replace function gen_sellers_follow_generations() returns trigger language plpgsql as $$
+begin
+  delete from gen_sellers s using gone g where s.generation >= g.generation;
+  return null;
+end
+$$`.execute(database.db);
+    await sql`drop trigger catalog_listing_words_add on catalog_listings`.execute(database.db);
+
+    expect(drift(before, await describeSchema(database.db))).toEqual({
+      added: [
+        '      WHERE from_address <> to_address AND value > 1::numeric AND authorized;',
+        '    delete from gen_sellers s using gone g where s.generation >= g.generation;',
+      ],
+      removed: [
+        '      WHERE from_address <> to_address AND value > 0::numeric AND authorized;',
+        '    delete from gen_sellers s using gone g where s.generation = g.generation;',
+        'trigger catalog_listing_words_add AFTER INSERT ON catalog_listings REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION catalog_listing_words_add()',
+      ],
+    });
   });
 });
