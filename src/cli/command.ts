@@ -1,5 +1,6 @@
 import { ConfigError, loadConfig, secretUrls, type Config } from '../config/index.ts';
 import { redactText } from '../config/redact.ts';
+import { escapeControl } from '../lib/terminal.ts';
 import { isTemporary, TallyError } from '../lib/errors.ts';
 import { createLogger, type Logger } from '../lib/log.ts';
 import { parseCommandLine, UsageError, type CommandName } from './args.ts';
@@ -51,8 +52,12 @@ export async function runCommand(
   env: Record<string, string | undefined>,
   io: Partial<CommandIo> = {},
 ): Promise<number> {
-  const out = io.out ?? ((line: string) => void process.stdout.write(`${line}\n`));
-  const err = io.err ?? ((line: string) => void process.stderr.write(`${line}\n`));
+  // Every line for a person goes through escapeControl: error messages and audit lines quote
+  // provider, catalog and bundle text, whose ESC or BEL a terminal would obey.
+  const toOut = io.out ?? ((line: string) => void process.stdout.write(`${line}\n`));
+  const toErr = io.err ?? ((line: string) => void process.stderr.write(`${line}\n`));
+  const out = (line: string) => toOut(escapeControl(line));
+  const err = (line: string) => toErr(escapeControl(line));
   let config: Config | undefined;
   let log: Logger | undefined;
   const secrets = () => secretUrls(config);
@@ -74,7 +79,8 @@ export async function runCommand(
     }
     // Progress lines are for a person at a terminal; LOG_FORMAT=json keeps stderr pure JSON lines.
     const human = process.stderr.isTTY && config.LOG_FORMAT !== 'json';
-    const progress = io.progress ?? (human ? (line: string) => void process.stderr.write(`» ${line}\n`) : undefined);
+    const toProgress = io.progress ?? (human ? (line: string) => void process.stderr.write(`» ${line}\n`) : undefined);
+    const progress = toProgress && ((line: string) => toProgress(escapeControl(line)));
     const command = await COMMAND_MODULES[args.command]();
     return await command({ args, config, env, log, out, err, signal, progress, io });
   } catch (error) {

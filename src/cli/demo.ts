@@ -80,6 +80,7 @@ async function demoIn(ctx: CommandContext, dataDir: string, started: number): Pr
     const demoCtx = { ...ctx, config };
     const database = await openDatabase({ dataDir });
     try {
+      const firstRunStartedAt = new Date();
       await runOnce(demoCtx, database);
       const api = await startApi(demoCtx, database, config.CADENCE_SECONDS);
       const seconds = ((performance.now() - started) / 1000).toFixed(1);
@@ -109,7 +110,8 @@ async function demoIn(ctx: CommandContext, dataDir: string, started: number): Pr
       );
       ctx.out(`  RPC_URL=${chain.url} npx x402-tally audit --bundle ./g`);
       ctx.out('Stop with Ctrl-C.');
-      const { job } = makeSchedule(`${DEMO_CADENCE_SECONDS}s`, async () => {
+      // The next runs, every DEMO_CADENCE_SECONDS from the first one's start.
+      const job = makeSchedule(`${DEMO_CADENCE_SECONDS}s`, async () => {
         if (ctx.signal.aborted) return;
         try {
           await mine(chain.url, 1);
@@ -117,8 +119,7 @@ async function demoIn(ctx: CommandContext, dataDir: string, started: number): Pr
         } catch (error) {
           ctx.log.warn({ error: (error as Error).message }, 'demo run failed; the next one is on schedule');
         }
-      });
-      job.resume();
+      }).start(firstRunStartedAt);
       await untilAborted(ctx.signal);
       job.stop();
       await api.close();

@@ -12,23 +12,45 @@ import { openStore } from './store.ts';
 
 const UNIT_SECONDS = { s: 1, m: 60, h: 3600, d: 86_400 } as const;
 
+/** The job of a schedule and the cadence in seconds the API announces (for cron: the gap between its next two runs). */
+export interface Schedule {
+  cadenceSeconds: number;
+  /**
+   * Arms the job for the runs after the first one, which the caller makes itself at start: a
+   * duration runs every so many seconds from the first run's start (`firstRunStartedAt`), a
+   * cron expression at its next times. Armed only once the first run is over: a job armed
+   * earlier fires within a second (croner's first tick), a second run at start. `protect` keeps
+   * runs from overlapping; a run that overruns the next slot makes it skip to the one after.
+   */
+  start(firstRunStartedAt: Date): Cron;
+}
+
 /**
- * The scheduler for `--every`: a duration becomes an interval job (first run at start, then every
- * so many seconds), a cron expression a cron job. `protect` keeps runs from overlapping. Returns
- * the cadence in seconds that the API announces (for cron: the gap between its next two runs).
+ * The scheduler for `--every`: a duration becomes an interval job, a cron expression (UTC) a
+ * cron job. A malformed cron expression throws here, before anything runs.
  */
-export function makeSchedule(every: string, task: () => Promise<void>): { job: Cron; cadenceSeconds: number } {
+export function makeSchedule(every: string, task: () => Promise<void>): Schedule {
   const duration = DURATION_PATTERN.exec(every);
   if (duration) {
     const seconds = Number(duration[1]) * UNIT_SECONDS[duration[2] as keyof typeof UNIT_SECONDS];
-    const job = new Cron('* * * * * *', { interval: seconds, protect: true, paused: true }, task);
-    return { job, cadenceSeconds: seconds };
+    return {
+      cadenceSeconds: seconds,
+      // Every second, at most once per `seconds`; the first at startAt (croner rounds it up to a whole second).
+      start: (first) =>
+        new Cron(
+          '* * * * * *',
+          { interval: seconds, protect: true, startAt: new Date(first.getTime() + seconds * 1000) },
+          task,
+        ),
+    };
   }
   // croner reads 5 fields as minutes-first and 6 as seconds-first; UTC, like the method's days.
-  const job = new Cron(every, { protect: true, paused: true, timezone: 'UTC' }, task);
-  const [a, b] = job.nextRuns(2);
-  const cadenceSeconds = a && b ? Math.max(1, Math.round((b.getTime() - a.getTime()) / 1000)) : 900;
-  return { job, cadenceSeconds };
+  // A job without a function schedules nothing: it only checks the expression and says its times.
+  const [a, b] = new Cron(every, { timezone: 'UTC' }).nextRuns(2);
+  return {
+    cadenceSeconds: a && b ? Math.max(1, Math.round((b.getTime() - a.getTime()) / 1000)) : 900,
+    start: () => new Cron(every, { protect: true, timezone: 'UTC' }, task),
+  };
 }
 
 /**
@@ -57,7 +79,8 @@ export async function scheduleCommand(ctx: CommandContext): Promise<number> {
     running = attempt;
     await attempt;
   };
-  const { job, cadenceSeconds } = makeSchedule(ctx.config.SCHEDULE_EVERY, task);
+  const { start, cadenceSeconds } = makeSchedule(ctx.config.SCHEDULE_EVERY, task);
+  let job: Cron | undefined;
   try {
     // Schema first, so the API can start while the first run backfills (it serves the last
     // published generation, or 503 no_generation before the first one).
@@ -66,13 +89,14 @@ export async function scheduleCommand(ctx: CommandContext): Promise<number> {
       api = await startApi(ctx, database, cadenceSeconds);
       ctx.out(`serving ${api.url}/api/v1/meta; running every ${ctx.config.SCHEDULE_EVERY}`);
     }
-    const first = job.trigger();
-    job.resume();
-    await first;
+    // The first run now, then the job, so that the start makes one run (makeSchedule: start).
+    const firstRunStartedAt = new Date();
+    await task();
+    if (!ctx.signal.aborted) job = start(firstRunStartedAt);
     await untilAborted(ctx.signal);
     return 0;
   } finally {
-    job.stop();
+    job?.stop();
     await running.catch(() => {});
     await api?.close();
     await database.close();

@@ -1,3 +1,5 @@
+import { escapeControl } from '../lib/terminal.ts';
+
 /**
  * An RPC, catalog or database URL reduced to its scheme and host: providers put API keys in the path, the
  * query and the user info, so none of those is ever shown. Non-URLs (file names) pass unchanged.
@@ -70,10 +72,13 @@ export function redactText(text: string, urls: readonly string[]): string {
 }
 
 /**
- * Text from outside (a provider's error body or message) for a log line or a message: cut to
- * `max` characters, so a hostile or broken provider cannot flood the logs.
+ * Text from outside (a provider's error body or message) for a log line or a message: one line
+ * (every run of whitespace, tab and newline included, becomes one space), cut to `max`
+ * characters so a hostile or broken provider cannot flood the logs, then with its control
+ * characters escaped (escapeControl: ESC becomes `\x1b`, so the result is at most 4 * `max` + 1
+ * characters).
  */
 export function untrustedText(text: string, max = 200): string {
   const oneLine = text.replace(/\s+/g, ' ').trim();
-  return oneLine.length > max ? `${oneLine.slice(0, max)}…` : oneLine;
+  return escapeControl(oneLine.length > max ? `${oneLine.slice(0, max)}…` : oneLine);
 }

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { projectRoot } from '../../src/lib/paths.ts';
 import { FakeChain, serveJsonRpc, type RpcServer } from '../chain/fake-rpc.ts';
+import { startFaultProxy } from '../chain/fault-proxy.ts';
 
 const USDC = '0x833589fcd6edb6e08f4c7c32d4f71b54bda02913';
 const SELLER = '0x' + '12'.repeat(20);
@@ -84,6 +85,34 @@ describe('bin/x402-tally.js (spawned)', () => {
     for (const line of lines) expect(() => JSON.parse(line)).not.toThrow();
     expect(stderr).not.toContain(rpc.url);
   });
+
+  it('error: a provider answering terminal control sequences: stderr shows them escaped, never raw', async () => {
+    // A 200 whose body clears the screen and retitles the window (ESC, BEL), with a C1 CSI and a
+    // DEL: no real node answers so, hence the fault proxy. The run retries it (no JSON is a
+    // network-like failure) and gives up with exit 75, quoting the body in the pretty log lines
+    // (LOG_FORMAT=pretty: pino-pretty, as at a terminal) and in the human error line.
+    const proxy = await startFaultProxy(rpc.url);
+    const body = '\x1b[2J\x1b]0;pwned\x07\u009b31m\x7f';
+    for (let i = 0; i < 6; i++) proxy.inject('eth_chainId', { kind: 'answer', status: 200, body });
+    try {
+      const { code, stderr } = await runBin(
+        ['run', '--catalog', path.join(dir, 'catalog.json'), '--as-of-block', '100'],
+        { DATA_DIR: path.join(dir, 'hostile'), RPC_URL: proxy.url, LOG_FORMAT: 'pretty' },
+      );
+      expect(code, stderr).toBe(75);
+      expect(proxy.pending()).toBe(0); // every hostile answer was read
+      // No raw ESC, BEL, C1 CSI or DEL anywhere on stderr (pretty logs are not colorised on a pipe).
+      expect(stderr).not.toMatch(/[\x1b\x07\u009b\x7f]/);
+      // The human line shows the body as text, `\x1b` as the four characters backslash x 1 b.
+      const human = stderr.split('\n').find((l) => l.startsWith('temporary failure (exit 75)'));
+      expect(human, stderr).toContain(String.raw`"\x1b[2J\x1b]0;pwned\x07\x9b31m\x7f"`);
+      // The pretty log lines quote it too (as JSON text, so each backslash is doubled).
+      expect(stderr).toMatch(/WARN.*rpc request failed, will retry/);
+      expect(stderr).toContain(String.raw`\\x1b[2J\\x1b]0;pwned\\x07\\x9b31m\\x7f`);
+    } finally {
+      await proxy.close();
+    }
+  }, 120_000);
 
   it('error: a config error exits 1 with every problem named', async () => {
     const { code, stderr } = await runBin(['serve', '--port', '99999', '--log-level', 'chatty'], {});

@@ -2,7 +2,7 @@ import { fixedChain } from '../helpers/fixed-chain.ts';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { buildCatalog } from '../../src/catalog/index.ts';
 import { runCommand } from '../../src/cli/command.ts';
 import { makeSchedule } from '../../src/cli/schedule.ts';
@@ -31,15 +31,34 @@ const ITEM = {
 };
 
 describe('makeSchedule', () => {
+  afterEach(() => vi.useRealTimers());
+
   it('args: a duration gives its seconds as the cadence', () => {
-    const { job, cadenceSeconds } = makeSchedule('15m', async () => {});
-    expect(cadenceSeconds).toBe(900);
-    job.stop();
+    expect(makeSchedule('15m', async () => {}).cadenceSeconds).toBe(900);
   });
 
   it('args: a cron expression gives the gap between its runs', () => {
-    const { job, cadenceSeconds } = makeSchedule('*/20 * * * *', async () => {});
-    expect(cadenceSeconds).toBe(1200);
+    expect(makeSchedule('*/20 * * * *', async () => {}).cadenceSeconds).toBe(1200);
+  });
+
+  it('behavior: the job of a duration runs one interval after the first run started, then every interval', async () => {
+    vi.useFakeTimers({ now: new Date('2026-01-01T00:00:00.300Z'), toFake: ['Date', 'setTimeout', 'clearTimeout'] });
+    const runs: string[] = [];
+    const job = makeSchedule('10s', async () => void runs.push(new Date().toISOString())).start(new Date());
+    // startAt 00:00:10.300, which croner rounds up to the next whole second.
+    await vi.advanceTimersByTimeAsync(10_000);
+    expect(runs).toEqual([]);
+    await vi.advanceTimersByTimeAsync(21_000);
+    expect(runs).toEqual(['2026-01-01T00:00:11.000Z', '2026-01-01T00:00:21.000Z', '2026-01-01T00:00:31.000Z']);
+    job.stop();
+  });
+
+  it('behavior: the job of a cron expression runs at its next times (UTC), not at once', async () => {
+    vi.useFakeTimers({ now: new Date('2026-01-01T00:00:00.300Z'), toFake: ['Date', 'setTimeout', 'clearTimeout'] });
+    const runs: string[] = [];
+    const job = makeSchedule('*/20 * * * *', async () => void runs.push(new Date().toISOString())).start(new Date());
+    await vi.advanceTimersByTimeAsync(41 * 60_000);
+    expect(runs).toEqual(['2026-01-01T00:20:00.000Z', '2026-01-01T00:40:00.000Z']);
     job.stop();
   });
 
@@ -51,6 +70,58 @@ describe('makeSchedule', () => {
 describe('schedule', () => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'tally-schedule-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  afterEach(() => vi.useRealTimers());
+
+  it('behavior: the start makes one run, the next comes one interval later (issue 20: it made two)', async () => {
+    // A fake clock (Date and setTimeout, which croner reads and sets): an hour passes at once,
+    // with no wall-clock wait. The database and its I/O run for real.
+    vi.useFakeTimers({ toFake: ['Date', 'setTimeout', 'clearTimeout'] });
+    // When each run starts (its first hook, before any I/O), on the fake clock.
+    const starts: number[] = [];
+    const failures: string[] = [];
+    let failed: (() => void) | undefined;
+    const nextFailure = () => new Promise<void>((resolve) => (failed = resolve));
+    const stop = new AbortController();
+    let first = nextFailure();
+    const exit = runCommand(
+      ['schedule', '--every', '1h', '--no-serve', '--rpc-url', 'http://127.0.0.1:9', '--catalog', 'c.json'],
+      { DATA_DIR: path.join(dir, 'once') },
+      {
+        out: () => {},
+        err: (l) => {
+          failures.push(l);
+          failed?.();
+        },
+        log: silentLogger,
+        progress: () => {},
+        signal: stop.signal,
+        // Each run fails at once at the catalog, so the first is over long before croner's first tick.
+        deps: {
+          readCatalog: async () => {
+            throw new TemporaryError('catalog unreachable (test)');
+          },
+        },
+        hook: (point) => void (point === 'before:migrate' && starts.push(Date.now())),
+      },
+    );
+    await first;
+    expect(starts).toHaveLength(1);
+    // 59 min 59 s later (fake): still that one run. The bug ran the task again within a second.
+    await vi.advanceTimersByTimeAsync(3_599_000);
+    expect(starts).toHaveLength(1);
+    expect(failures).toEqual(['run failed (exit 75): catalog unreachable (test)']);
+    // The hour is up (croner starts on a whole second): the second run, an hour after the first.
+    first = nextFailure();
+    await vi.advanceTimersByTimeAsync(2_000);
+    expect(starts).toHaveLength(2);
+    await first;
+    expect(starts[1]! - starts[0]!).toBeGreaterThanOrEqual(3_600_000);
+    expect(starts[1]! - starts[0]!).toBeLessThanOrEqual(3_601_000);
+    expect(failures).toHaveLength(2);
+    stop.abort();
+    expect(await exit).toBe(0);
+  }, 60_000);
 
   it('behavior: a failing run does not stop the server; the next tick publishes', async () => {
     let calls = 0;

@@ -172,6 +172,24 @@ describe('a bundle is untrusted input (issue 11)', () => {
     }
   });
 
+  it('error: control characters in a bundle (a constant named ESC ] 0;pwned BEL, valued C1 CSI) are printed escaped', async () => {
+    const bundle = copyOf('control-characters');
+    const file = path.join(bundle, 'manifest.json');
+    const text = readFileSync(file, 'utf8');
+    expect(text).toContain('"evidence_min_payers": 3');
+    // JSON escapes in the file; the parsed key and value hold the raw ESC, BEL and U+009B.
+    writeFileSync(
+      file,
+      text.replace('"evidence_min_payers": 3', '"evidence_min_payers": 3, "\\u001b]0;pwned\\u0007": "\\u009b2J"'),
+    );
+    const { code, out } = await audit(bundle);
+    expect(code, out).toBe(1);
+    // The audit names the foreign constant and its difference; a terminal sees only text.
+    expect(out).not.toMatch(/[\x00-\x08\x0b-\x1f\x7f-\x9f]/);
+    expect(out).toContain(String.raw`\x1b]0;pwned\x07 is "\x9b2J", method`);
+    expect(out).toContain(String.raw`constant \x1b]0;pwned\x07: published "\x9b2J", recomputed (absent)`);
+  });
+
   it('error: an oversized manifest is refused without being read', async () => {
     const bundle = copyOf('oversized');
     writeFileSync(path.join(bundle, 'manifest.json'), `{"pad":"${'x'.repeat(2_000_000)}"}`);
