@@ -7,6 +7,7 @@ import type pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import type { BlockRecord, PaymentLogs } from '../chain/index.ts';
 import { pgPoolOf, type Schema } from '../db/index.ts';
+import { TallyError } from '../lib/errors.ts';
 import { sqlDir } from '../lib/paths.ts';
 
 export interface Coverage {
@@ -51,6 +52,32 @@ export interface ChunkWrite {
 
 const str = (v: bigint | number) => v.toString();
 
+/** The first value a fact cannot hold: USDC values are stored as `int8` (docs/data-model.md). */
+const MAX_STORED_VALUE_EXCLUSIVE = 2n ** 63n;
+
+/**
+ * Refuses a chunk holding a transfer whose value is 2^63 or more, before anything is staged
+ * (exit 1, naming the transfer as `tx_hash:log_index`). The compact fact layout stores USDC
+ * values as `int8` (docs/data-model.md, "The compact layout"); USDC's whole supply is below
+ * 10^17 micro-USDC, so such a value comes only from a broken node or a contract that is not USDC,
+ * and storing it would make every sum over it wrong. Not temporary: running again reads the same log.
+ */
+function refuseUnstorableValues(transfers: PaymentLogs['transfers']): void {
+  for (const t of transfers)
+    if (t.value >= MAX_STORED_VALUE_EXCLUSIVE)
+      throw new TallyError(
+        `the USDC transfer ${t.txHash}:${t.logIndex} has value ${t.value}, 2^63 or more, which no USDC amount reaches: ` +
+          'check that the node serves Base and that the USDC contract is right; nothing of its chunk was stored',
+        {
+          details: {
+            transfer: `${t.txHash}:${t.logIndex}`,
+            value: t.value.toString(),
+            block: t.blockNumber.toString(),
+          },
+        },
+      );
+}
+
 // The chunk's SQL (sql/store): the staging tables, and the one statement that moves a staged chunk
 // into the fact tables and decides rule 3 of a verified payment. Both backends run the same.
 const STAGE = readFileSync(path.join(sqlDir, 'store', 'stage.sql'), 'utf8');
@@ -94,6 +121,7 @@ export async function storeChunk(
   db: Kysely<Schema>,
   write: ChunkWrite,
 ): Promise<{ transfers: number; authorizations: number }> {
+  refuseUnstorableValues(write.logs.transfers);
   const blocks = [...write.logs.blocks].sort(byBlock);
   const transfers = [...write.logs.transfers].sort(byLog);
   const auths = [...write.logs.authorizations].sort(byLog);

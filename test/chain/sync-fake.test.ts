@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createChainClient, resolveAsOf } from '../../src/chain/index.ts';
+import { isTemporary, TallyError } from '../../src/lib/errors.ts';
 import { syncChain } from '../../src/sync/index.ts';
 import { backends, freshDatabase, type TestDatabase } from '../helpers/db.ts';
 import { FakeChain, serveJsonRpc, type Hex, type RpcServer } from './fake-rpc.ts';
@@ -267,6 +268,25 @@ describe.each(backends())('syncChain over a fake node ($backend)', ({ backend })
         [1, 1_000n, true],
         [3, 2_000n, true],
       ]);
+    });
+  });
+
+  it('error: a transfer of 2^63 micro-USDC or more stops the sync with a failure (exit 1) naming tx_hash:log_index, storing nothing of its chunk', async () => {
+    await withOwnNode(async ({ chain, sync }, seller) => {
+      chain.settle(5, txOf(0xe0), payer, seller, 2n ** 63n - 1n, 20n); // the largest value an int8 holds
+      chain.settle(95, txOf(0xe1), payer, seller, 2n ** 63n, 21n); // AuthorizationUsed #0, Transfer #1
+      const error = await sync().then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(error).toBeInstanceOf(TallyError);
+      expect(isTemporary(error)).toBe(false);
+      expect((error as Error).message).toContain(`${txOf(0xe1)}:1 has value 9223372036854775808`);
+      // Block 5's chunk was stored before block 95's (chunks are stored in block order, each at
+      // most blockRange = 50 blocks); block 95's was not.
+      const { rows } = await sql<{ tx_hash: string; value: string }>`
+        select tx_hash, value::text as value from usdc_transfers order by block_number`.execute(db.db);
+      expect(rows).toEqual([{ tx_hash: txOf(0xe0), value: '9223372036854775807' }]);
     });
   });
 
