@@ -61,6 +61,8 @@ export interface Endpoint {
   readonly csv?: {
     readonly filename: (g: GenerationRow) => string;
     readonly columns: readonly string[];
+    /** Columns of catalog text, neutralised against formula injection in the CSV (src/api/csv.ts). */
+    readonly catalogText: readonly string[];
     readonly rows: (db: Kysely<Schema>, g: GenerationRow, query: any) => AsyncIterable<Record<string, unknown>>;
   };
 }
@@ -108,6 +110,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     csv: {
       filename: (g) => `x402-tally-sellers-g${g.generation}.csv`,
       columns: Object.keys(ListingRow.shape),
+      catalogText: ['resource_url', 'title', 'network', 'description', 'category'],
       rows: (db, g, q: z.output<typeof DirectoryQuery>) =>
         allRows(
           (cursor) => readDirectory(db, g, { cursor, category: q.category, tier: q.tier, q: q.q, limit: 1000 }),
@@ -130,6 +133,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     csv: {
       filename: (g) => `x402-tally-rankings-g${g.generation}.csv`,
       columns: Object.keys(RankingRow.shape),
+      catalogText: ['display_name', 'categories'],
       rows: (db, g, q: z.output<typeof RankingsQuery>) =>
         allRows(
           (cursor) => readRankings(db, g, { cursor, category: q.category, limit: 1000 }),

@@ -5,7 +5,7 @@ import { redactUrl } from '../config/redact.ts';
 import { isTemporary, TallyError, TemporaryError } from '../lib/errors.ts';
 import { PGliteDialect } from './pglite/dialect.ts';
 import { openPGlite } from './pglite/open.ts';
-import { openPgPool } from './pg/open.ts';
+import { kyselyPool, openPgPool } from './pg/open.ts';
 import type { Schema } from './schema.ts';
 
 export type { Schema } from './schema.ts';
@@ -41,7 +41,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   if (options.databaseUrl) {
     const pool = openPgPool(options.databaseUrl, options.maxConnections);
     await assertReachable(pool, options.databaseUrl);
-    const db = new Kysely<Schema>({ dialect: new PostgresDialect({ pool }) });
+    const db = new Kysely<Schema>({ dialect: new PostgresDialect({ pool: kyselyPool(pool) }) });
     pgPools.set(db, pool);
     return { db, backend: 'pg', close: () => db.destroy() };
   }

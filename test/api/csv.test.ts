@@ -3,43 +3,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApi } from '../../src/api/index.ts';
 import { backends, freshDatabase, type TestDatabase } from '../helpers/db.ts';
 import { seedFixture } from './fixture.ts';
-import { get } from './helpers.ts';
+import { get, parseCsv } from './helpers.ts';
 
 /**
  * CSV of the directory and the rankings (issue 13): every row of the generation, and parsed back
  * it gives the same rows as the JSON pages, integers exact (2^53 + 1 of seller A of the fixture).
- * The parser here is a small RFC 4180 reader written for the test, independent of csv-stringify.
+ * parseCsv (helpers.ts) is a small RFC 4180 reader written for the tests, independent of csv-stringify.
  */
-function parseCsv(text: string): string[][] {
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let field = '';
-  let quoted = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i]!;
-    if (quoted) {
-      if (c === '"' && text[i + 1] === '"') {
-        field += '"';
-        i++;
-      } else if (c === '"') quoted = false;
-      else field += c;
-    } else if (c === '"') quoted = true;
-    else if (c === ',') {
-      row.push(field);
-      field = '';
-    } else if (c === '\n') {
-      row.push(field);
-      rows.push(row);
-      row = [];
-      field = '';
-    } else if (c !== '\r') field += c;
-  }
-  if (field !== '' || row.length > 0) {
-    row.push(field);
-    rows.push(row);
-  }
-  return rows;
-}
 
 /** A JSON value as the CSV writes it: null empty, lists joined by `;`, numbers as digits. */
 const asCsv = (v: unknown): string => (v === null ? '' : Array.isArray(v) ? v.join(';') : String(v));

@@ -70,3 +70,38 @@ export function templateOf(url: string): string {
     (_m, p: string | undefined) => `/api/v1/sellers/{slug}${p ?? ''}`,
   );
 }
+
+/**
+ * A small RFC 4180 reader for the CSV tests, written independently of csv-stringify: quoted fields
+ * (with `""` for a quote, and commas and line breaks inside), CRLF or LF line ends.
+ */
+export function parseCsv(text: string): string[][] {
+  const rows: string[][] = [];
+  let row: string[] = [];
+  let field = '';
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!;
+    if (quoted) {
+      if (c === '"' && text[i + 1] === '"') {
+        field += '"';
+        i++;
+      } else if (c === '"') quoted = false;
+      else field += c;
+    } else if (c === '"') quoted = true;
+    else if (c === ',') {
+      row.push(field);
+      field = '';
+    } else if (c === '\n') {
+      row.push(field);
+      rows.push(row);
+      row = [];
+      field = '';
+    } else if (c !== '\r') field += c;
+  }
+  if (field !== '' || row.length > 0) {
+    row.push(field);
+    rows.push(row);
+  }
+  return rows;
+}

@@ -171,7 +171,12 @@ export function snapshotHandler(ctx: HandlerContext, endpoint: Endpoint) {
             `public, max-age=${basis ? maxAgeSeconds(basis.publishedAt, ctx.cadenceSeconds, Date.now()) : 0}`,
           )
           .header('vary', 'accept');
-        return sendCsv(reply, endpoint.csv.filename(g), endpoint.csv.columns, endpoint.csv.rows(ctx.db, g, query));
+        const { columns, catalogText } = endpoint.csv;
+        return sendCsv(
+          reply,
+          { filename: endpoint.csv.filename(g), columns, catalogText },
+          endpoint.csv.rows(ctx.db, g, query),
+        );
       }
     }
     const key = `${state.version} ${request.url}`;

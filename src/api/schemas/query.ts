@@ -47,7 +47,9 @@ export const format = z
   .optional()
   .meta({
     description:
-      'csv: every row of the generation as CSV (not one page), with a header line; also chosen by Accept: text/csv',
+      'csv: every row of the generation as CSV (not one page), with a header line; also chosen by Accept: text/csv. ' +
+      "A catalog text cell (title, description, resource_url, network, category, display_name, categories) that begins with = + - @ tab or CR gets a leading ' so spreadsheets show it as text; JSON is unchanged. " +
+      'An error before the first row is a JSON error; one after it closes the connection without the final chunk (a failed download).',
   });
 
 export const GenerationQuery = z.strictObject({ generation });
