@@ -47,6 +47,8 @@ import {
 const SEED = Number(process.env.FUZZ_SEED ?? 20_260_101);
 const RUNS = Number(process.env.FUZZ_RUNS ?? 150);
 const TOKEN = randomBytes(8).toString('hex');
+/** A long run (FUZZ_RUNS in the thousands) outlasts vitest's default 60 s per test. */
+const RANDOM_TIMEOUT_MS = 60_000 + RUNS * 200;
 
 interface Route {
   /** OpenAPI form, e.g. /api/v1/sellers/{slug}. */
@@ -251,40 +253,46 @@ describe.each(backends())('fuzzing every parameter on $backend', ({ backend }) =
     await expectMetaServed();
   });
 
-  it('behavior: random API requests with a bad value: no 5xx, a 400 names a parameter given', async () => {
-    // Values the route's parameters take (query ones optional), mostly one of them replaced by a
-    // bad value (rarely given twice), rarely an unknown parameter.
-    const request = fc.integer({ min: 0, max: routes.length - 1 }).chain((i) => {
-      const route = routes[i]!;
-      const names = [...route.params, ...route.query];
-      return fc.record({
-        route: fc.constant(route),
-        params: fc.tuple(...route.params.map((n) => TAKES[n] ?? hostile)),
-        query: fc.tuple(...route.query.map((n) => fc.option(TAKES[n] ?? hostile, { nil: undefined, freq: 2 }))),
-        bad: names.length
-          ? fc.option(
-              fc
-                .integer({ min: 0, max: names.length - 1 })
-                .chain((k) => fc.record({ name: fc.constant(names[k]!), value: badTextOf(names[k]!), twice: rarely })),
-              { nil: undefined, freq: 2 },
-            )
-          : fc.constant(undefined),
-        unknown: seldom(fc.tuple(fc.stringMatching(/^[a-z_]{1,12}$/), hostile)),
-        accept: fc.constantFrom('application/json', 'text/csv', '*/*'),
+  it(
+    'behavior: random API requests with a bad value: no 5xx, a 400 names a parameter given',
+    async () => {
+      // Values the route's parameters take (query ones optional), mostly one of them replaced by a
+      // bad value (rarely given twice), rarely an unknown parameter.
+      const request = fc.integer({ min: 0, max: routes.length - 1 }).chain((i) => {
+        const route = routes[i]!;
+        const names = [...route.params, ...route.query];
+        return fc.record({
+          route: fc.constant(route),
+          params: fc.tuple(...route.params.map((n) => TAKES[n] ?? hostile)),
+          query: fc.tuple(...route.query.map((n) => fc.option(TAKES[n] ?? hostile, { nil: undefined, freq: 2 }))),
+          bad: names.length
+            ? fc.option(
+                fc
+                  .integer({ min: 0, max: names.length - 1 })
+                  .chain((k) =>
+                    fc.record({ name: fc.constant(names[k]!), value: badTextOf(names[k]!), twice: rarely }),
+                  ),
+                { nil: undefined, freq: 2 },
+              )
+            : fc.constant(undefined),
+          unknown: seldom(fc.tuple(fc.stringMatching(/^[a-z_]{1,12}$/), hostile)),
+          accept: fc.constantFrom('application/json', 'text/csv', '*/*'),
+        });
       });
-    });
-    await fc.assert(
-      fc.asyncProperty(request, async ({ route, params, query, bad, unknown, accept }) => {
-        const values = new Map<string, string[]>();
-        route.params.forEach((name, k) => values.set(name, [params[k]!]));
-        route.query.forEach((name, k) => query[k] !== undefined && values.set(name, [query[k]!]));
-        if (bad) values.set(bad.name, bad.twice ? [...(values.get(bad.name) ?? []), bad.value] : [bad.value]);
-        expect(await apiFaults(route, values, unknown, accept)).toEqual([]);
-      }),
-      { seed: SEED, numRuns: RUNS },
-    );
-    await expectMetaServed();
-  });
+      await fc.assert(
+        fc.asyncProperty(request, async ({ route, params, query, bad, unknown, accept }) => {
+          const values = new Map<string, string[]>();
+          route.params.forEach((name, k) => values.set(name, [params[k]!]));
+          route.query.forEach((name, k) => query[k] !== undefined && values.set(name, [query[k]!]));
+          if (bad) values.set(bad.name, bad.twice ? [...(values.get(bad.name) ?? []), bad.value] : [bad.value]);
+          expect(await apiFaults(route, values, unknown, accept)).toEqual([]);
+        }),
+        { seed: SEED, numRuns: RUNS },
+      );
+      await expectMetaServed();
+    },
+    RANDOM_TIMEOUT_MS,
+  );
 
   /** The arguments a call must give while another one is tried: the required ones. */
   const requiredOf = (tool: Tool, but: string) =>
@@ -311,53 +319,57 @@ describe.each(backends())('fuzzing every parameter on $backend', ({ backend }) =
     await expectMetaServed();
   });
 
-  it('behavior: random MCP calls with a bad value: no protocol or internal error, a tool error names an argument', async () => {
-    // Values the tool's arguments take (required ones mostly given), mostly one of them replaced
-    // by a bad value (text poisoned, or any JSON value), rarely an unknown argument.
-    const call = fc.integer({ min: 0, max: tools.length - 1 }).chain((i) => {
-      const tool = tools[i]!;
-      const properties = Object.entries((tool.inputSchema.properties ?? {}) as Record<string, Property>);
-      const required = new Set(tool.inputSchema.required ?? []);
-      return fc.record({
-        tool: fc.constant(tool),
-        args: fc.tuple(
-          ...properties.map(([name, schema]) =>
-            fc.option(takes(name, schema), { nil: undefined, freq: required.has(name) ? 10 : 2 }),
+  it(
+    'behavior: random MCP calls with a bad value: no protocol or internal error, a tool error names an argument',
+    async () => {
+      // Values the tool's arguments take (required ones mostly given), mostly one of them replaced
+      // by a bad value (text poisoned, or any JSON value), rarely an unknown argument.
+      const call = fc.integer({ min: 0, max: tools.length - 1 }).chain((i) => {
+        const tool = tools[i]!;
+        const properties = Object.entries((tool.inputSchema.properties ?? {}) as Record<string, Property>);
+        const required = new Set(tool.inputSchema.required ?? []);
+        return fc.record({
+          tool: fc.constant(tool),
+          args: fc.tuple(
+            ...properties.map(([name, schema]) =>
+              fc.option(takes(name, schema), { nil: undefined, freq: required.has(name) ? 10 : 2 }),
+            ),
           ),
-        ),
-        bad: properties.length
-          ? fc.option(
-              fc.integer({ min: 0, max: properties.length - 1 }).chain((k) => {
-                const [name, schema] = properties[k]!;
-                const text = schema.type === 'string' && !schema.enum;
-                return fc.record({
-                  name: fc.constant(name),
-                  value: text
-                    ? fc.oneof(
-                        { weight: 2, arbitrary: poisoned(takes(name, schema) as fc.Arbitrary<string>) },
-                        { weight: 1, arbitrary: json },
-                      )
-                    : json,
-                });
-              }),
-              { nil: undefined, freq: 2 },
-            )
-          : fc.constant(undefined),
-        unknown: seldom(fc.tuple(fc.stringMatching(/^[a-z_]{1,12}$/), json)),
-      });
-    });
-    await fc.assert(
-      fc.asyncProperty(call, async ({ tool, args, bad, unknown }) => {
-        const given: Record<string, unknown> = {};
-        Object.keys(tool.inputSchema.properties ?? {}).forEach((name, k) => {
-          if (args[k] !== undefined) given[name] = args[k];
+          bad: properties.length
+            ? fc.option(
+                fc.integer({ min: 0, max: properties.length - 1 }).chain((k) => {
+                  const [name, schema] = properties[k]!;
+                  const text = schema.type === 'string' && !schema.enum;
+                  return fc.record({
+                    name: fc.constant(name),
+                    value: text
+                      ? fc.oneof(
+                          { weight: 2, arbitrary: poisoned(takes(name, schema) as fc.Arbitrary<string>) },
+                          { weight: 1, arbitrary: json },
+                        )
+                      : json,
+                  });
+                }),
+                { nil: undefined, freq: 2 },
+              )
+            : fc.constant(undefined),
+          unknown: seldom(fc.tuple(fc.stringMatching(/^[a-z_]{1,12}$/), json)),
         });
-        if (bad) given[bad.name] = bad.value;
-        if (unknown && !(unknown[0] in given)) given[unknown[0]] = unknown[1];
-        expect(await mcpFaults(tool, given)).toEqual([]);
-      }),
-      { seed: SEED, numRuns: RUNS },
-    );
-    await expectMetaServed();
-  });
+      });
+      await fc.assert(
+        fc.asyncProperty(call, async ({ tool, args, bad, unknown }) => {
+          const given: Record<string, unknown> = {};
+          Object.keys(tool.inputSchema.properties ?? {}).forEach((name, k) => {
+            if (args[k] !== undefined) given[name] = args[k];
+          });
+          if (bad) given[bad.name] = bad.value;
+          if (unknown && !(unknown[0] in given)) given[unknown[0]] = unknown[1];
+          expect(await mcpFaults(tool, given)).toEqual([]);
+        }),
+        { seed: SEED, numRuns: RUNS },
+      );
+      await expectMetaServed();
+    },
+    RANDOM_TIMEOUT_MS,
+  );
 });
