@@ -3,8 +3,10 @@ import type { Kysely } from 'kysely';
 import type { Schema } from '../db/schema.ts';
 import { BUNDLE_FILE_NAMES, bundleFiles, readGenerationRows } from '../publish/index.ts';
 import { BASE } from './endpoints.ts';
-import { ApiError, badParameter, generationNotFound } from './errors.ts';
+import { ApiError, generationNotFound } from './errors.ts';
+import { parseInput } from './handlers/snapshot.ts';
 import { readPublishedGeneration } from './read/generation.ts';
+import { BundleParams } from './schemas/query.ts';
 
 export const BUNDLE_PATH = `${BASE}/generations/{generation}/bundle/{file}`;
 
@@ -28,11 +30,8 @@ export function registerBundleRoute(app: FastifyInstance, db: Kysely<Schema>): v
           `${Object.keys(request.query as object)[0]}: unknown query parameter; this resource takes none`,
         );
       }
-      const params = request.params as { generation: string; file: string };
-      if (!/^[1-9][0-9]{0,9}$/.test(params.generation) || Number(params.generation) > 2_147_483_647) {
-        throw badParameter('generation', 'must be an integer from 1 to 2147483647');
-      }
-      const n = Number(params.generation);
+      const params = parseInput(BundleParams, request.params, 'path');
+      const n = params.generation;
       if (!BUNDLE_FILE_NAMES.includes(params.file)) {
         throw new ApiError(
           404,

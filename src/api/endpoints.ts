@@ -232,9 +232,26 @@ const PATTERNS = [
   '/vendor/uplot.esm.js',
   '/vendor/uplot.min.css',
   '/vendor/redoc.standalone.js',
-].map((p) => new RegExp(`^${p.replace(/\{\w+\}/g, '[^/]+')}$`));
+].map((p) => new RegExp(`^${p.replace(/\{(\w+)\}/g, '(?<$1>[^/]+)')}$`));
 
 /** Whether a URL path (no query) names a route of the API, whatever the method (405 vs 404). */
 export function isKnownPath(pathname: string): boolean {
   return PATTERNS.some((re) => re.test(pathname));
+}
+
+/**
+ * The path parameter of a route whose text in `pathname` (as sent, percent-encoded) does not
+ * decode as UTF-8, if any: the router refuses such a URL before any handler can name it.
+ */
+export function undecodableParameter(pathname: string): string | undefined {
+  for (const re of PATTERNS) {
+    for (const [name, raw] of Object.entries(re.exec(pathname)?.groups ?? {})) {
+      try {
+        decodeURIComponent(raw);
+      } catch {
+        return name;
+      }
+    }
+  }
+  return undefined;
 }

@@ -16,8 +16,13 @@ export class ApiError extends Error {
 }
 
 /** 400 for one query or path parameter: the message names it. */
-export function badParameter(name: string, why: string, code = 'invalid_parameter'): ApiError {
+export function badParameter(name: string, why: string, code = parameterCode(name)): ApiError {
   return new ApiError(400, code, `${name}: ${why}`);
+}
+
+/** The 400 code of a malformed parameter: its own for the slug and the cursor. */
+export function parameterCode(name: string): string {
+  return name === 'slug' ? 'invalid_slug' : name === 'cursor' ? 'invalid_cursor' : 'invalid_parameter';
 }
 
 export function generationNotFound(generation: number): ApiError {

@@ -19,8 +19,8 @@ import { registerBundleRoute } from './bundle-route.ts';
 import { registerWebRoutes } from './web.ts';
 import { DOCS_HTML } from './docs-page.ts';
 import { LLMS_TXT } from './llms-txt.ts';
-import { BASE, ENDPOINTS, routePath } from './endpoints.ts';
-import { ALLOWED_METHODS, ApiError, errorBody } from './errors.ts';
+import { BASE, ENDPOINTS, routePath, undecodableParameter } from './endpoints.ts';
+import { ALLOWED_METHODS, ApiError, errorBody, parameterCode } from './errors.ts';
 import { answerOnSocket, clientErrorHandler, installErrorHandlers, MAX_URL_LENGTH } from './handlers/errors.ts';
 import { metaHandler, snapshotHandler, type HandlerContext } from './handlers/snapshot.ts';
 import { openApiDocument } from './openapi.ts';
@@ -94,11 +94,17 @@ export async function buildApi(db: Kysely<Schema>, options: ApiOptions): Promise
           .type('application/json; charset=utf-8')
           .send(errorBody('uri_too_long', `the URL is longer than ${MAX_URL_LENGTH} characters`));
       }
+      // A path parameter that does not decode is named like any other bad parameter.
+      const name = undecodableParameter(request.url.split('?')[0] ?? '');
       (rawReply as FastifyReply)
         .code(400)
         .header('cache-control', 'no-store')
         .type('application/json; charset=utf-8')
-        .send(errorBody('bad_request', 'the URL is not valid percent-encoded UTF-8'));
+        .send(
+          name === undefined
+            ? errorBody('bad_request', 'the URL is not valid percent-encoded UTF-8')
+            : errorBody(parameterCode(name), `${name}: must be valid percent-encoded UTF-8`),
+        );
     },
   });
 

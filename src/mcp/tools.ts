@@ -1,5 +1,13 @@
 import { z } from 'zod';
-import { SEARCH_MAX_CHARS } from '../api/schemas/query.ts';
+import {
+  cursorOf,
+  DAY_MAX,
+  DAY_MIN,
+  dayOf,
+  isStorableText,
+  NOT_STORABLE,
+  SEARCH_MAX_CHARS,
+} from '../api/schemas/query.ts';
 import { Address, Category, Count, Micro, Window } from '../api/schemas/common.ts';
 import {
   DirectoryPage,
@@ -44,7 +52,8 @@ const address = z
 const category = Category.optional().describe('only this category of the catalog');
 const limit = (max: number, fallback: number) =>
   z.int().min(1).max(max).optional().describe(`rows, 1..${max}, default ${fallback}`);
-const day = z.iso.date('must be a date YYYY-MM-DD');
+const day = dayOf(z.string());
+const cursor = cursorOf(z.string()).optional().describe('next_cursor of the previous result');
 
 export const METRICS = [
   'verified_revenue_30d_micro',
@@ -92,7 +101,17 @@ export interface Tool {
   readonly call: (api: ApiClient, args: any) => Promise<Record<string, unknown>>;
 }
 
-/** GETs one API URL; an API error becomes a ToolFailure with the API's code and message. */
+/** The tool argument behind each API parameter whose name differs (a 400 names the parameter). */
+const ARGUMENT_OF = new Map([
+  ['q', 'query'],
+  ['tier', 'verified_only'],
+  ['slug', 'address'],
+]);
+
+/**
+ * GETs one API URL; an API error becomes a ToolFailure with the API's code and message, the
+ * parameter a 400 names put in the words of the tool's arguments (`q: ...` -> `query: ...`).
+ */
 async function read(
   api: ApiClient,
   path: string,
@@ -105,7 +124,10 @@ async function read(
   const body = parseJsonLossless(answer.text) as Record<string, any>;
   if (answer.status !== 200) {
     const error = body?.error ?? { code: 'internal_error', message: `the API answered ${answer.status}` };
-    throw new ToolFailure(String(error.code), String(error.message));
+    const message = String(error.message);
+    const named = answer.status === 400 ? /^(\w+): ([\s\S]*)$/.exec(message) : null;
+    const argument = named ? ARGUMENT_OF.get(named[1]!) : undefined;
+    throw new ToolFailure(String(error.code), argument ? `${argument}: ${named![2]}` : message);
   }
   return body;
 }
@@ -120,13 +142,16 @@ export const TOOLS: readonly Tool[] = [
     input: z.strictObject({
       query: z
         .string()
+        .refine(isStorableText, NOT_STORABLE)
+        // UTF-16 units, not characters as the API counts (q): at most 200 * 9 characters percent-encoded, so
+        // the API's URL stays under its 2048 (200 characters of 4 UTF-8 bytes would be a 414 there).
         .max(SEARCH_MAX_CHARS, `must be at most ${SEARCH_MAX_CHARS} characters`)
         .refine((s) => /[\p{L}\p{N}]/u.test(s), 'must contain at least one letter or digit')
         .describe('words to search for; a listing must hold all of them'),
       category,
       verified_only: z.boolean().optional().describe('only listings of sellers of tier verified'),
       limit: limit(50, 50),
-      cursor: z.string().optional().describe('next_cursor of the previous result'),
+      cursor,
       generation,
     }),
     output: DirectoryPage,
@@ -168,7 +193,7 @@ export const TOOLS: readonly Tool[] = [
     input: z.strictObject({
       category,
       limit: limit(500, 100),
-      cursor: z.string().optional().describe('next_cursor of the previous result'),
+      cursor,
       generation,
     }),
     output: RankingsPage,
@@ -180,8 +205,8 @@ export const TOOLS: readonly Tool[] = [
     description:
       'The daily market aggregate of verified x402 payments: volume, payments, payers, sellers paid, median payment; newest day first.',
     input: z.strictObject({
-      from: day.optional().describe('first day, inclusive (YYYY-MM-DD)'),
-      to: day.optional().describe('last day, inclusive (YYYY-MM-DD)'),
+      from: day.optional().describe(`first day, inclusive (YYYY-MM-DD, ${DAY_MIN} to ${DAY_MAX})`),
+      to: day.optional().describe(`last day, inclusive (YYYY-MM-DD, ${DAY_MIN} to ${DAY_MAX})`),
       generation,
     }),
     output: MarketDaily,

@@ -187,6 +187,12 @@ describe.each(backends())('MCP on $backend', ({ backend }) => {
           ['market_daily', { from: '2025-13-01' }, 'from: '],
           ['market_daily', { to: '2025-12-01', from: '2025-12-31' }, 'from: '],
           ['top_sellers', { foo: 1 }, 'foo: '],
+          // issue 20: text no database text can hold, a year 0, a cursor far over the API's URL length
+          ['search_listings', { query: 'a\0b' }, 'query: '],
+          ['search_listings', { query: 'weather\uD800' }, 'query: '],
+          ['market_daily', { from: '0000-01-01' }, 'from: '],
+          ['market_daily', { to: '0000-02-29' }, 'to: '],
+          ['top_sellers', { cursor: 'x'.repeat(10_240) }, 'cursor: '],
           ['get_seller', { address: `0x${'99'.repeat(20)}` }, ''],
         ];
         for (const [name, args, prefix] of cases) {
@@ -197,6 +203,9 @@ describe.each(backends())('MCP on $backend', ({ backend }) => {
           expect(body.error.code).toMatch(/^(invalid_parameter|seller_not_found)$/);
           expect(result.content[0]!.text).not.toMatch(/\bat .*\.ts:\d+/); // no stack trace
         }
+        // The same server still answers.
+        expect((await fetch(`${base}/api/v1/meta`)).status).toBe(200);
+        expect((await call('market_daily', {})).isError).toBeFalsy();
       });
     });
   }

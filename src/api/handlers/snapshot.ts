@@ -41,9 +41,34 @@ export function parseInput<T extends z.ZodType>(schema: T, input: unknown, where
       'unknown_parameter',
     );
   }
-  const name = String(issue.path[0] ?? where);
-  const code = name === 'slug' ? 'invalid_slug' : name === 'cursor' ? 'invalid_cursor' : 'invalid_parameter';
-  throw badParameter(name, issue.message, code);
+  throw badParameter(String(issue.path[0] ?? where), issue.message);
+}
+
+/**
+ * Parses the query parameters of a request (see parseInput). Fastify's query parser keeps a value
+ * that is not valid percent-encoded UTF-8 as its raw text (`%ED%A0%80` stays those nine
+ * characters): such a value is a 400 naming its parameter, not a search for other text.
+ */
+export function parseQuery<T extends z.ZodType>(schema: T, request: FastifyRequest): z.output<T> {
+  const at = request.url.indexOf('?');
+  for (const pair of at < 0 ? [] : request.url.slice(at + 1).split('&')) {
+    const [name = '', value = ''] = pair.split(/=(.*)/s);
+    try {
+      decodeURIComponent(value);
+    } catch {
+      throw badParameter(decoded(name), 'must be valid percent-encoded UTF-8');
+    }
+  }
+  return parseInput(schema, request.query, 'query');
+}
+
+/** A parameter name as the query parser gives it: decoded, or its raw text when it does not decode. */
+function decoded(name: string): string {
+  try {
+    return decodeURIComponent(name.replaceAll('+', ' '));
+  } catch {
+    return name;
+  }
 }
 
 /** The generation a request asks for: pinned and retained, or the latest; 404/503 otherwise. */
@@ -159,7 +184,7 @@ export function snapshotHandler(ctx: HandlerContext, endpoint: Endpoint) {
   return async (request: FastifyRequest, reply: FastifyReply) => {
     const state = await ctx.pointer.current();
     if (endpoint.csv) {
-      const query = parseInput(endpoint.query, request.query, 'query') as { generation?: number; format?: string };
+      const query = parseQuery(endpoint.query, request) as { generation?: number; format?: string };
       if (wantsCsv(request, query.format)) {
         const n = chooseGeneration(state, query.generation);
         const g = await readPublishedGeneration(ctx.db, n);
@@ -183,7 +208,7 @@ export function snapshotHandler(ctx: HandlerContext, endpoint: Endpoint) {
     let entry = ctx.cache.get(key);
     if (!entry) {
       const params = endpoint.params ? parseInput(endpoint.params, request.params, 'path') : {};
-      const query = parseInput(endpoint.query, request.query, 'query') as { generation?: number };
+      const query = parseQuery(endpoint.query, request) as { generation?: number };
       const n = chooseGeneration(state, query.generation);
       const body = endpoint.response.parse(await readBody(ctx, endpoint, n, query, params));
       entry = { generation: n, body: Buffer.from(writeJson(body)), etag: etagFor(n, request.url) };
@@ -204,7 +229,7 @@ export function metaHandler(ctx: HandlerContext, endpoint: Endpoint) {
   let last: { key: string; entry: CachedBody } | undefined;
   return async (request: FastifyRequest, reply: FastifyReply) => {
     const state = await ctx.pointer.current();
-    const query = parseInput(endpoint.query, request.query, 'query') as { generation?: number };
+    const query = parseQuery(endpoint.query, request) as { generation?: number };
     const n = chooseGeneration(state, query.generation);
     let fixed = fixedByGeneration.get(n);
     if (!fixed) {

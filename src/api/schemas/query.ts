@@ -6,8 +6,21 @@ import { CATEGORIES } from '../../lib/categories.ts';
  * arrives as text and is given once. The `pipe` output side is what the OpenAPI document shows.
  */
 
+/**
+ * Text a Postgres parameter can carry as given: no U+0000 (a `text` value cannot hold it; the
+ * statement fails) and no lone UTF-16 surrogate (not encodable as UTF-8: the pg driver and PGlite
+ * would send U+FFFD in its place, so the database would answer for another string).
+ */
+export function isStorableText(s: string): boolean {
+  return !/\0|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(s);
+}
+export const NOT_STORABLE = 'must not contain U+0000 or an unpaired surrogate';
+
+/** Every text parameter: given once, and storable (checked first, so its message wins). */
 const text = (what: string) =>
-  z.string({ error: (issue) => (issue.input === undefined ? 'is required' : `must be given once, as ${what}`) });
+  z
+    .string({ error: (issue) => (issue.input === undefined ? 'is required' : `must be given once, as ${what}`) })
+    .refine(isStorableText, NOT_STORABLE);
 
 /** An integer parameter in [min, max], written in decimal without sign or leading zeros. */
 function integer(min: number, max: number) {
@@ -23,8 +36,11 @@ export const INT4_MAX = 2_147_483_647;
 export const generation = integer(1, INT4_MAX)
   .optional()
   .meta({ description: 'pin a retained published generation (default: the latest published)' });
-export const cursor = text('64 lowercase hex digits')
-  .regex(/^[0-9a-f]{64}$/, 'must be 64 lowercase hex digits, as given in next_cursor')
+/** A page cursor's shape (what it means is checked by its endpoint, ../cursor.ts), on a string schema. */
+export function cursorOf(s: z.ZodString) {
+  return s.regex(/^[0-9a-f]{64}$/, 'must be 64 lowercase hex digits, as given in next_cursor');
+}
+export const cursor = cursorOf(text('64 lowercase hex digits'))
   .optional()
   .meta({ description: 'next_cursor of the previous page' });
 export const category = z
@@ -33,9 +49,17 @@ export const category = z
   })
   .optional()
   .meta({ description: 'only rows of this category' });
-const day = text('a date')
-  .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date YYYY-MM-DD')
-  .pipe(z.iso.date('must be a valid date YYYY-MM-DD'));
+/** The days a `from`/`to` may name: Postgres has no year 0 (`date '0000-01-01'` is an error). */
+export const DAY_MIN = '0001-01-01';
+export const DAY_MAX = '9999-12-31';
+/** A calendar day YYYY-MM-DD from DAY_MIN to DAY_MAX, on a string schema (the API's or the MCP tools'). */
+export function dayOf(s: z.ZodString) {
+  return s
+    .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date YYYY-MM-DD')
+    .pipe(z.iso.date('must be a valid date YYYY-MM-DD'))
+    .refine((d) => d >= DAY_MIN, `must be a date from ${DAY_MIN} to ${DAY_MAX}`);
+}
+const day = dayOf(text('a date'));
 
 /** The longest search accepted, in characters. */
 export const SEARCH_MAX_CHARS = 200;
@@ -71,7 +95,8 @@ export const DirectoryQuery = z.strictObject({
       description:
         'full-text search over title, description and resource URL: the listings that hold every word of q (words are cut at ' +
         'anything that is not a letter or a digit; case-insensitive; no stemming), by descending score (per word of q: 4 if ' +
-        'in the title, +2 if in the description, +1 if in the resource URL), then by listing_id. At most 200 characters.',
+        'in the title, +2 if in the description, +1 if in the resource URL), then by listing_id. At most 200 characters; ' +
+        'no U+0000.',
     }),
   limit: integer(1, 50).optional().meta({ description: 'rows per page, 1..50, default 50' }),
   generation,
@@ -89,8 +114,8 @@ export const PaymentsQuery = z.strictObject({
   generation,
 });
 export const MarketQuery = z.strictObject({
-  from: day.optional().meta({ description: 'first day, inclusive (YYYY-MM-DD)' }),
-  to: day.optional().meta({ description: 'last day, inclusive (YYYY-MM-DD)' }),
+  from: day.optional().meta({ description: `first day, inclusive (YYYY-MM-DD, ${DAY_MIN} to ${DAY_MAX})` }),
+  to: day.optional().meta({ description: `last day, inclusive (YYYY-MM-DD, ${DAY_MIN} to ${DAY_MAX})` }),
   generation,
 });
 
@@ -99,4 +124,11 @@ export const SlugParams = z.strictObject({
     .regex(/^0x[0-9a-fA-F]{40}$/, 'must be a seller address: 0x followed by 40 hex digits')
     .transform((s) => s.toLowerCase())
     .meta({ description: 'the seller address, case-insensitive' }),
+});
+
+/** GET /api/v1/generations/{generation}/bundle/{file} (../bundle-route.ts; documented in ../openapi.ts). */
+export const BundleParams = z.strictObject({
+  generation: integer(1, INT4_MAX),
+  // Any text: a name that is not a file of the bundle is a 404 naming the files.
+  file: text('a file name'),
 });
