@@ -29,7 +29,7 @@ import { openDatabase } from '../src/db/index.ts';
 import { migrate } from '../src/db/migrate.ts';
 import type { Schema } from '../src/db/schema.ts';
 import { createScratchSchema } from '../src/db/scratch-schema.ts';
-import { computeGeneration, loadMethodSteps, type MethodStep } from '../src/method/index.ts';
+import { computeGeneration, forgetDerivedState, loadMethodSteps, type MethodStep } from '../src/method/index.ts';
 import {
   compareGenerationRows,
   formatDifference,
@@ -301,8 +301,7 @@ async function main() {
       .selectAll()
       .where('generation', '=', last)
       .executeTakeFirstOrThrow();
-    for (const t of ['acc_state', 'acc_market_state', 'part_state', 'part_sellers'] as const)
-      await db.deleteFrom(t).execute();
+    await forgetDerivedState(db);
     const again = await computeGeneration(db, {
       runSeq: asOf.run_seq,
       asOf: { number: asOf.as_of_block, hash: asOf.as_of_block_hash as `0x${string}`, timestamp: asOf.as_of_ts },

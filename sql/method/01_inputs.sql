@@ -30,6 +30,10 @@ select g.generation,
   from generations g
  where g.generation = current_setting('x402tally.generation')::int;
 
+-- (one row: the steps join it, e.g. to pass run_seq to visible_at as a column, migration 0023,
+-- and the planner must know it is one)
+analyze m_gen;
+
 -- The sellers of the catalog: one row per seller_address of a base_usdc listing, numbered in
 -- byte order of the address. The steps below group and sort payments by this number rather than
 -- by the 42-character address (on the 1M-payment benchmark, a per-seller pass over the payments

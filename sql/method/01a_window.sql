@@ -13,6 +13,10 @@
 -- catalog are read whole (sign 1); sellers gone from it are dropped.
 -- When the window or the facts go back (s1 < s0, an earlier start or as-of), or there are no
 -- accumulators, they are emptied first and every payment of the window is read: a cold run.
+--
+-- A fact is visible at seq s when visible_at(added_seq, removed_seq, s) (migration 0023). The
+-- statements pass s as a column of m_acc, joined (a one-row table, analyzed so the planner knows),
+-- never as `(select s1 from m_acc)`: Postgres inlines the call only for a column or a constant.
 
 -- One run at a time moves the accumulators (a concurrent compute waits here).
 lock table acc_state in exclusive mode;
@@ -33,6 +37,8 @@ select g.run_seq                                   as s1,
          or s.as_of_block > g.as_of_block          as reset
   from m_gen g
   left join acc_state s on true;
+
+analyze m_acc;
 
 delete from acc_sellers where (select reset from m_acc);
 delete from acc_values where (select reset from m_acc);
@@ -58,12 +64,12 @@ analyze m_added_sellers;
 create temp table m_bounds on commit drop as
 select coalesce((select t.block_number
                    from usdc_transfers t
-                  where t.block_timestamp > (select ws1 from m_acc)
-                    and t.added_seq <= (select s1 from m_acc)
-                    and (t.removed_seq is null or t.removed_seq > (select s1 from m_acc))
+                  where t.block_timestamp > a.ws1
+                    and visible_at(t.added_seq, t.removed_seq, a.s1)
                   order by t.block_timestamp, t.block_number
                   limit 1),
-                (select b1 + 1 from m_acc)) as lo_block;
+                a.b1 + 1) as lo_block
+  from m_acc a;
 
 create temp table m_delta (
   seller_address   text,
@@ -85,9 +91,9 @@ select *
                t.value,
                t.block_timestamp,
                t.block_number,
-               (t.added_seq <= a.s1 and (t.removed_seq is null or t.removed_seq > a.s1)
+               (visible_at(t.added_seq, t.removed_seq, a.s1)
                   and t.block_timestamp > a.ws1 and t.block_timestamp <= a.ts1 and t.block_number <= a.b1)::int
-             - (t.added_seq <= a.s0 and (t.removed_seq is null or t.removed_seq > a.s0)
+             - (visible_at(t.added_seq, t.removed_seq, a.s0)
                   and t.block_timestamp > a.ws0 and t.block_timestamp <= a.ts0 and t.block_number <= a.b0)::int
                  as sign
           from verified_transfers t
@@ -106,12 +112,12 @@ insert into m_delta
 select t.seller_address, t.payer, t.value, t.block_timestamp, t.block_number, 1
   from m_added_sellers s
   join verified_transfers t on t.seller_address = s.seller_address collate "default"
+ cross join m_acc a
  where t.block_number >= (select lo_block from m_bounds)
    and t.block_number <= (select b1 from m_acc)
    and t.block_timestamp > (select ws1 from m_acc)
    and t.block_timestamp <= (select ts1 from m_acc)
-   and t.added_seq <= (select s1 from m_acc)
-   and (t.removed_seq is null or t.removed_seq > (select s1 from m_acc));
+   and visible_at(t.added_seq, t.removed_seq, a.s1);
 
 analyze m_delta;
 
@@ -270,14 +276,14 @@ select t.seller_address,
        case when t.payments = 0 then null when t.leaving then f.block_number else t.first_block end,
        case when t.payments = 0 then null when t.leaving then l.block_number else t.last_block end
   from m_touched t
+ cross join m_acc w
   left join lateral (select x.block_timestamp, x.block_number
                        from verified_transfers x
                       where x.seller_address = t.seller_address collate "default"
                         and x.block_number >= (select lo_block from m_bounds)
                         and x.block_number <= (select b1 from m_acc)
                         and x.block_timestamp > (select ws1 from m_acc)
-                        and x.added_seq <= (select s1 from m_acc)
-                        and (x.removed_seq is null or x.removed_seq > (select s1 from m_acc))
+                        and visible_at(x.added_seq, x.removed_seq, w.s1)
                       order by x.block_number
                       limit 1) f on t.payments > 0 and t.leaving
   left join lateral (select x.block_timestamp, x.block_number
@@ -286,8 +292,7 @@ select t.seller_address,
                         and x.block_number >= (select lo_block from m_bounds)
                         and x.block_number <= (select b1 from m_acc)
                         and x.block_timestamp > (select ws1 from m_acc)
-                        and x.added_seq <= (select s1 from m_acc)
-                        and (x.removed_seq is null or x.removed_seq > (select s1 from m_acc))
+                        and visible_at(x.added_seq, x.removed_seq, w.s1)
                       order by x.block_number desc
                       limit 1) l on t.payments > 0 and t.leaving
     on conflict (seller_address) do update

@@ -62,13 +62,13 @@ select d.day_start,
                     t.seller_address, t.value
                from verified_transfers t
                join m_catalog_sellers c on c.seller_address = t.seller_address
+              cross join m_gen g   -- (run_seq as a column: visible_at is inlined, see 01_inputs.sql)
               where t.block_timestamp >= (select min(day_start) from m_market_days
                                            where day_start not in (select day_start from acc_market_days))
                 and t.block_timestamp < (select max(day_start) + 86400 from m_market_days
                                           where day_start not in (select day_start from acc_market_days))
                 and t.block_number <= (select as_of_block from m_gen)
-                and t.added_seq <= (select run_seq from m_gen)
-                and (t.removed_seq is null or t.removed_seq > (select run_seq from m_gen))) p
+                and visible_at(t.added_seq, t.removed_seq, g.run_seq)) p
     on p.day_start = d.day_start
  where d.day_start not in (select day_start from acc_market_days)
  group by d.day_start;

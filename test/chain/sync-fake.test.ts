@@ -234,7 +234,7 @@ describe.each(backends())('syncChain over a fake node ($backend)', ({ backend })
     const visible = async (seq: bigint) => {
       const { rows } = await sql<{ tx_hash: string }>`
         select tx_hash from usdc_transfers
-         where authorized and added_seq <= ${seq} and (removed_seq is null or removed_seq > ${seq})
+         where authorized and visible_at(added_seq, removed_seq, ${seq}::int8)
          order by tx_hash`.execute(db.db);
       return rows.map((r) => r.tx_hash);
     };

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { computeGeneration } from '../../src/method/index.ts';
+import { computeGeneration, DERIVED_TABLES, forgetDerivedState } from '../../src/method/index.ts';
 import { compareGenerationRows, formatDifference, readGenerationRows } from '../../src/publish/index.ts';
 import { backends, freshDatabase, type TestDatabase } from '../helpers/db.ts';
 import { blockHash, insertCatalog, insertTransfers, type FixtureTransfer } from '../helpers/facts.ts';
@@ -68,30 +68,10 @@ const stepArb: fc.Arbitrary<Step> = fc.record({
   kill: sometimes(fc.constantFrom('inputs', 'digests', 'sellers', 'market_daily'), 1, 5),
 });
 
-/** The window's accumulators (migration 0016) and the daily rows shared between generations. */
-const ACC = [
-  'acc_state',
-  'acc_sellers',
-  'acc_values',
-  'acc_payers',
-  'acc_day_payers',
-  'acc_seller_days',
-  'acc_market_days',
-  'acc_market_state',
-  'seller_daily_rows',
-  'part_seller_digests',
-  'part_seller_lines',
-  'catalog_snapshot_sellers',
-] as const;
-
 async function resetFacts(t: TestDatabase) {
   for (const table of [
     'generations',
-    'part_state',
-    'part_sellers',
-    'part_seller_hours',
-    'part_hours',
-    ...ACC,
+    ...DERIVED_TABLES,
     'usdc_transfers',
     'usdc_authorizations',
     'catalog_snapshots',
@@ -105,24 +85,18 @@ async function resetFacts(t: TestDatabase) {
     .execute();
 }
 
-const PARTS = ['part_state', 'part_sellers', 'part_seller_hours', 'part_hours', ...ACC] as const;
-
 /**
- * Computes from scratch (without part_state, the run closes every partial and builds all from the
- * facts), reads both generations, then puts the incremental partials back exactly as they were,
- * so the next run continues the incremental chain.
+ * Computes from scratch (forgetDerivedState: the run rebuilds every derived table from the
+ * facts), reads both generations, then puts the incremental derived tables (DERIVED_TABLES) back
+ * exactly as they were, so the next run continues the incremental chain.
  */
 async function fromScratch(t: TestDatabase, incremental: number, compute: () => Promise<number>) {
-  const saved = await Promise.all(PARTS.map((p) => t.db.selectFrom(p).selectAll().execute()));
-  await t.db.deleteFrom('part_state').execute();
-  await t.db.deleteFrom('part_sellers').execute();
-  await t.db.deleteFrom('acc_state').execute();
-  await t.db.deleteFrom('acc_market_state').execute();
-  await t.db.deleteFrom('catalog_snapshot_sellers').execute();
+  const saved = await Promise.all(DERIVED_TABLES.map((p) => t.db.selectFrom(p).selectAll().execute()));
+  await forgetDerivedState(t.db);
   const scratch = await compute();
   const rows = [await readGenerationRows(t.db, incremental), await readGenerationRows(t.db, scratch)] as const;
-  for (const p of PARTS) await t.db.deleteFrom(p).execute();
-  for (const [i, p] of PARTS.entries())
+  for (const p of DERIVED_TABLES) await t.db.deleteFrom(p).execute();
+  for (const [i, p] of DERIVED_TABLES.entries())
     if (saved[i]!.length > 0)
       await t.db
         .insertInto(p)

@@ -30,6 +30,10 @@ select x.*, greatest(x.w1, x.as_of_ts - x.as_of_ts % x.p) as w2
                (select sellers_key from m_sellers_key)                          as sellers_key
           from m_gen g) x;
 
+-- (one row, joined below to pass run_seq to visible_at as a column, migration 0023: analyzed so
+-- the planner knows it is one)
+analyze m_part;
+
 -- The partials are reusable unless there are none, they were built for another period length,
 -- or they reflect facts newer than this run's (a compute at an older seq): then start empty.
 create temp table m_part_old on commit drop as
@@ -100,12 +104,12 @@ select t.block_timestamp - t.block_timestamp % (select p from m_part)
   from m_build_sellers b
   join m_catalog_sellers c using (seller_id)
   join verified_transfers t on t.seller_address = c.seller_address collate "default"
+ cross join m_part mp
  where not (select reset from m_part_old)
    and t.block_timestamp >= (select w1 from m_part)
    and t.block_timestamp < (select w2 from m_part)
    and t.block_number <= (select as_of_block from m_gen)
-   and t.added_seq <= (select run_seq from m_part)
-   and (t.removed_seq is null or t.removed_seq > (select run_seq from m_part));
+   and visible_at(t.added_seq, t.removed_seq, mp.run_seq);
 
 analyze m_changed_hours;
 
@@ -195,9 +199,9 @@ select c.seller_id,
            and v.block_timestamp < (select b from m_read)
            and v.block_timestamp > (select window_start_ts from m_gen)) t
   join m_catalog_sellers c on c.seller_address = t.seller_address
+ cross join m_part mp
  where t.block_number <= (select as_of_block from m_gen)
-   and t.added_seq <= (select run_seq from m_part)
-   and (t.removed_seq is null or t.removed_seq > (select run_seq from m_part));
+   and visible_at(t.added_seq, t.removed_seq, mp.run_seq);
 set local enable_nestloop = off;
 
 analyze m_payments;
