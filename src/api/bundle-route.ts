@@ -140,7 +140,7 @@ export function registerBundleRoute(app: FastifyInstance, db: Kysely<Schema>, op
       reply.header('content-length', file ? file.bytes.toString() : String(Buffer.byteLength(bundle.manifest)));
       if (request.method === 'HEAD') return reply.send();
       if (!file) return reply.send(bundle.manifest);
-      // One page ahead at most (highWaterMark 1): memory per download is a page, whatever the file.
+      // One chunk ahead at most (highWaterMark 1): memory per download is a chunk, whatever the file.
       return reply.send(Readable.from(fileText(db, bundle.head, file, options.pageRows), { highWaterMark: 1 }));
     },
   });
@@ -156,12 +156,12 @@ async function* fileText(
   head: GenerationHead,
   file: BundleFileDigest,
   pageRows: number | undefined,
-): AsyncGenerator<string> {
+): AsyncGenerator<Buffer> {
   let bytes = 0n;
   for await (const page of bundleFileText(db, head, file.name, pageRows)) {
-    bytes += BigInt(Buffer.byteLength(page.text, 'utf8'));
+    bytes += BigInt(page.bytes.length);
     if (bytes > file.bytes) break;
-    yield page.text;
+    yield page.bytes;
   }
   if (bytes !== file.bytes)
     throw new Error(

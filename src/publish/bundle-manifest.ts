@@ -38,16 +38,16 @@ export async function digestBundleFile(
   db: Kysely<Schema>,
   head: GenerationHead,
   name: string,
-  sink?: (text: string) => Promise<unknown>,
+  sink?: (bytes: Buffer) => Promise<unknown>,
 ): Promise<BundleFileDigest> {
   const hash = createHash('sha256');
   let rows = 0;
   let bytes = 0n;
   for await (const page of bundleFileText(db, head, name)) {
-    hash.update(page.text, 'utf8');
+    hash.update(page.bytes);
     rows += page.rows;
-    bytes += BigInt(Buffer.byteLength(page.text, 'utf8'));
-    await sink?.(page.text);
+    bytes += BigInt(page.bytes.length);
+    await sink?.(page.bytes);
   }
   return { name, sha256: hash.digest('hex'), rows, bytes };
 }

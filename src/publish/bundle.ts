@@ -1,5 +1,7 @@
 import { sql, type Kysely } from 'kysely';
+import { to as copyTo } from 'pg-copy-streams';
 import { pagesOf } from '../db/cursor.ts';
+import { pgPoolOf } from '../db/index.ts';
 import { GEN_LISTING_COLUMNS, type Schema } from '../db/schema.ts';
 import { TallyError } from '../lib/errors.ts';
 
@@ -186,8 +188,9 @@ export const BUNDLE_NDJSON_FILES: readonly { name: string; key: RowsKey }[] = FI
 }));
 
 const columnsOf = (file: BundleFile) => sql.join(file.columns.map((c) => sql.ref(`t.${c}`)));
+// The id is inlined (a number read from our own generations row): COPY takes no parameters.
 const whereOf = (file: BundleFile, head: GenerationHead) =>
-  sql`t.${sql.id(file.by)} = ${file.by === 'generation' ? head.generation : head.catalog.snapshot_id}`;
+  sql`t.${sql.id(file.by)} = ${sql.lit(file.by === 'generation' ? head.generation : head.catalog.snapshot_id)}`;
 
 /** The rows of one file as values (bigint, text, arrays), in the file's order. */
 function rowsQuery(file: BundleFile, head: GenerationHead) {
@@ -199,9 +202,8 @@ function rowsQuery(file: BundleFile, head: GenerationHead) {
  * The lines of one file as text, made by the database: a catalog item is its stored JSON text;
  * any other row is `row_to_json` of its columns, which writes what `writeJson` writes for the
  * values `rowsQuery` returns (compact, keys in column order, integers as digits, text escaped as
- * JSON.stringify escapes it, dates as "YYYY-MM-DD", arrays as arrays). One string per row reaches
- * JavaScript instead of an object of parsed values: a few times less garbage per byte served
- * (docs/benchmarks.md, "Audit bundle downloads").
+ * JSON.stringify escapes it, dates as "YYYY-MM-DD", arrays as arrays). No line holds a raw
+ * newline or control character (JSON escapes them), so a line is one line of the file.
  */
 function linesQuery(file: BundleFile, head: GenerationHead) {
   const line =
@@ -259,27 +261,58 @@ export async function readGenerationRows(db: Kysely<Schema>, generation: number)
   return rows;
 }
 
-/** Rows read per page by `bundleFileText`: one page of payments is about 0.3 MB of NDJSON. */
+/** Rows read per page by `bundleFileText` on the embedded database: about 0.35 MB of payments. */
 export const BUNDLE_PAGE_ROWS = 1000;
 
 /**
- * One NDJSON file of a generation's bundle, streamed: the text of each page of rows (lines ending
- * in "\n"), read from the database through a cursor as the caller asks for it, so memory holds one
- * page whatever the file's size. The concatenated chunks are the file, byte for byte (export writes
- * them, the API serves them, the manifest hashes them). `head` is the generation's
+ * COPY ... TO STDOUT in CSV with a delimiter and a quote character that no line can hold (JSON
+ * escapes every control character): each line comes out verbatim, one per row, ending in "\n".
+ */
+const COPY_OPTIONS = `(format csv, delimiter E'\\x01', quote E'\\x02')`;
+
+/**
+ * One NDJSON file of a generation's bundle, streamed: chunks of the file's bytes with the number
+ * of lines each holds, read from the database as the caller asks for them, so memory holds a
+ * chunk whatever the file's size. The concatenated chunks are the file, byte for byte (export
+ * writes them, the API serves them, the manifest hashes them). `head` is the generation's
  * `readGenerationHead`. Stopping early releases the database connection.
+ *
+ * On Postgres the lines arrive through COPY TO STDOUT as raw bytes, passed on without being
+ * decoded (no string or object per row: the API's memory stays flat under many downloads,
+ * docs/benchmarks.md "Audit bundle downloads"); on the embedded database, through a cursor,
+ * `pageRows` lines at a time.
  */
 export async function* bundleFileText(
   db: Kysely<Schema>,
   head: GenerationHead,
   name: string,
   pageRows = BUNDLE_PAGE_ROWS,
-): AsyncGenerator<{ text: string; rows: number }> {
+): AsyncGenerator<{ bytes: Buffer; rows: number }> {
   const file = FILES.find((f) => f.name === name);
   if (!file) throw new TallyError(`a bundle has no file ${name}`);
-  for await (const page of pagesOf(db, linesQuery(file, head).compile(db), pageRows)) {
-    let text = '';
-    for (const row of page) text += `${row.line}\n`;
-    yield { text, rows: page.length };
+  const query = linesQuery(file, head).compile(db);
+  const pool = pgPoolOf(db);
+  if (!pool) {
+    for await (const page of pagesOf(db, query, pageRows)) {
+      let text = '';
+      for (const row of page) text += `${row.line}\n`;
+      yield { bytes: Buffer.from(text, 'utf8'), rows: page.length };
+    }
+    return;
+  }
+  const client = await pool.connect();
+  let finished = false;
+  try {
+    // COPY runs in its own implicit transaction: one snapshot for the whole file.
+    const copy = client.query(copyTo(`copy (${query.sql}) to stdout ${COPY_OPTIONS}`));
+    for await (const chunk of copy as AsyncIterable<Buffer>) {
+      let rows = 0;
+      for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) rows++;
+      yield { bytes: chunk, rows };
+    }
+    finished = true;
+  } finally {
+    // A COPY left midway (the client went away) leaves the connection unusable: drop it.
+    client.release(!finished);
   }
 }

@@ -5,11 +5,14 @@ import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApi } from '../../src/api/index.ts';
+import { pgPoolOf } from '../../src/db/index.ts';
 import { writeJson } from '../../src/lib/json.ts';
 import {
   BUNDLE_FILE_NAMES,
   BUNDLE_NDJSON_FILES,
+  bundleFileText,
   exportGeneration,
+  readGenerationHead,
   readGenerationRows,
 } from '../../src/publish/index.ts';
 import { backends, freshDatabase, type TestDatabase } from '../helpers/db.ts';
@@ -153,5 +156,20 @@ describe.each(backends())('bundle files over HTTP ($backend)', ({ backend }) => 
     } finally {
       await fresh.api.close();
     }
+  });
+
+  it('error: a reader that stops midway (a client gone) gives its database connection back', async () => {
+    const head = await readGenerationHead(database.db, 1);
+    // Pages of one row on the embedded database; on Postgres, the first chunk of the COPY.
+    for await (const page of bundleFileText(database.db, head, 'payments.ndjson', 1)) {
+      expect(page.rows).toBeGreaterThan(0);
+      break;
+    }
+    // On PGlite a transaction left open would hold the only connection: this would never answer.
+    expect((await fetch(`${base}/api/v1/meta`)).status).toBe(200);
+    const pool = pgPoolOf(database.db);
+    if (pool) expect(pool.totalCount - pool.idleCount).toBe(0); // no client still checked out
+    const { body } = await download(base, 'payments.ndjson');
+    expect(body.toString('utf8').split('\n').filter(Boolean)).toHaveLength(PAYMENTS.length + 1);
   });
 });

@@ -76,7 +76,7 @@ describe.each(backends())('daily series of a seller on $backend', ({ backend }) 
   it('behavior: the bundle carries the daily series (seller_daily.ndjson)', async () => {
     const head = await readGenerationHead(database.db, generation);
     let text = '';
-    for await (const page of bundleFileText(database.db, head, 'seller_daily.ndjson')) text += page.text;
+    for await (const page of bundleFileText(database.db, head, 'seller_daily.ndjson')) text += page.bytes.toString();
     const lines = text.trim().split('\n');
     const files = await buildBundleDigests(database.db, head);
     expect(lines).toContain(
