@@ -46,6 +46,13 @@ export interface ApiOptions {
    * A random value made per process; unset, no request skips the limit.
    */
   internalToken?: string;
+  /**
+   * Called each time the API builds the digests of a generation's audit bundle (once per
+   * generation whose digests are not stored yet; concurrent requests share one build).
+   */
+  onBundleBuild?: (generation: number) => void;
+  /** Rows per database page of a streamed bundle file (default BUNDLE_PAGE_ROWS, 1000). */
+  bundlePageRows?: number;
 }
 
 /** The header that carries ApiOptions.internalToken. */
@@ -165,7 +172,7 @@ export async function buildApi(db: Kysely<Schema>, options: ApiOptions): Promise
     rejectQuery(request);
     return reply.header('cache-control', 'public, max-age=300').type('text/html; charset=utf-8').send(DOCS_HTML);
   });
-  registerBundleRoute(app, db);
+  registerBundleRoute(app, db, { onBuild: options.onBundleBuild, pageRows: options.bundlePageRows });
   registerWebRoutes(app);
   app.get('/llms.txt', async (request: FastifyRequest, reply: FastifyReply) => {
     rejectQuery(request);

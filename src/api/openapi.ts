@@ -214,7 +214,10 @@ export function openApiDocument(): Json {
           summary: 'A file of the audit bundle of a retained generation',
           description:
             'manifest.json and each NDJSON file it lists, byte for byte what `x402-tally export` writes. Download them into a folder ' +
-            'and run `x402-tally audit --bundle DIR` to recompute every number from the chain (docs/operations.md, "Audit").',
+            'and run `x402-tally audit --bundle DIR` to recompute every number from the chain (docs/operations.md, "Audit"). ' +
+            'A file is streamed from the database page by page. The ETag is the sha256 of the file (the value the manifest lists), ' +
+            "so If-None-Match answers 304; HEAD answers the headers without reading the file. The first request for a generation's " +
+            'files builds the digests of its bundle once (concurrent requests wait for that one build) and stores them.',
           tags: ['snapshot'],
           parameters: [
             {
@@ -234,12 +237,15 @@ export function openApiDocument(): Json {
           ],
           responses: {
             '200': {
-              description: 'The file; immutable (Cache-Control: public, max-age=31536000, immutable).',
+              description:
+                'The file; immutable (Cache-Control: public, max-age=31536000, immutable). ETag: the sha256 of the file in quotes. ' +
+                'Content-Length: its size, unless the response is compressed.',
               content: {
                 'application/json': { schema: { type: 'object' } },
                 'application/x-ndjson': { schema: { type: 'string' } },
               },
             },
+            '304': { description: 'Not modified: If-None-Match matched the ETag (the file is the one you hold).' },
             '400': { $ref: '#/components/responses/BadRequest' },
             '404': {
               description: 'No such file (not_found) or generation_not_found.',

@@ -357,6 +357,17 @@ export interface SellerDailyRowsTable {
   gen_from: number;
   gen_to: number | null;
 }
+/**
+ * The NDJSON files of a generation's audit bundle as built once (sql/migrations/0024): what the
+ * manifest lists for each, and its size. Derived data; absent until the first export or download.
+ */
+export interface BundleFilesTable {
+  generation: number;
+  name: string;
+  sha256: string;
+  rows: number;
+  bytes: bigint;
+}
 
 /** The read-only view of verified payments per generation (sql/migrations/0002). */
 export interface GenerationPaymentsView {
@@ -412,4 +423,5 @@ export interface Schema {
   part_seller_digests: PartSellerDigestsTable;
   part_seller_lines: PartSellerLinesTable;
   catalog_snapshot_sellers: CatalogSnapshotSellersTable;
+  bundle_files: BundleFilesTable;
 }

@@ -1,85 +1,90 @@
 import { createHash } from 'node:crypto';
-import { mkdir, readFile, rename, rm, rmdir, stat, writeFile } from 'node:fs/promises';
+import { mkdir, open, readFile, rename, rm, rmdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Kysely } from 'kysely';
 import { z } from 'zod';
 import type { Schema } from '../db/schema.ts';
 import { TallyError } from '../lib/errors.ts';
-import { parseJsonLossless, writeJson } from '../lib/json.ts';
-import { readGenerationRows, type GenerationRows } from './bundle.ts';
+import { parseJsonLossless } from '../lib/json.ts';
+import { BUNDLE_NDJSON_FILES, readGenerationHead, type GenerationRows } from './bundle.ts';
+import {
+  BUNDLE_FORMAT,
+  bundleManifest,
+  digestBundleFile,
+  manifestText,
+  readBundleDigests,
+  storeBundleDigests,
+  type BundleFileDigest,
+  type Manifest,
+} from './bundle-manifest.ts';
 
-export const BUNDLE_FORMAT = 'x402-tally-bundle/1';
+export { BUNDLE_FORMAT, type Manifest, type ManifestFile } from './bundle-manifest.ts';
 
 /** The NDJSON files of a bundle and the rows each holds. */
-const FILES = {
-  'catalog_items.ndjson': 'catalogItemLines',
-  'catalog_rejects.ndjson': 'rejects',
-  'listings.ndjson': 'listings',
-  'sellers.ndjson': 'sellers',
-  'payments.ndjson': 'payments',
-  'market_daily.ndjson': 'marketDaily',
-  'seller_daily.ndjson': 'sellerDaily',
-  'periods.ndjson': 'periods',
-  'seller_periods.ndjson': 'sellerPeriods',
-} as const satisfies Record<string, Exclude<keyof GenerationRows, 'generation'>>;
-
-export interface ManifestFile {
-  name: string;
-  sha256: string;
-  rows: number;
-}
-
-export type Manifest = GenerationRows['generation'] & { format: string; files: ManifestFile[] };
+const FILES = Object.fromEntries(BUNDLE_NDJSON_FILES.map((f) => [f.name, f.key])) as Record<
+  string,
+  Exclude<keyof GenerationRows, 'generation'>
+>;
 
 /** Files added after the first bundles (method 2.0.0, the daily series): a bundle exported before them has none. */
 const OPTIONAL = new Set(['periods.ndjson', 'seller_periods.ndjson', 'seller_daily.ndjson']);
 
 const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
-const ndjson = (lines: string[]) => lines.map((l) => `${l}\n`).join('');
 
 /**
  * Writes the bundle of one generation into `outDir`: `manifest.json` (generation, method version,
  * as-of point, window, constants, digests, sources, and every file with its sha256 and row count)
- * and one NDJSON file per kind of row. The catalog items are written exactly as stored, so the
+ * and one NDJSON file per kind of row. Each file is streamed from the database page by page
+ * (`bundleFileText`, what the API serves too) and hashed as it is written, so memory holds one
+ * page whatever the generation's size. The catalog items are written exactly as stored, so the
  * sha256 of catalog_items.ndjson equals the catalog digest. Files are written into a temporary
  * folder beside `outDir` and moved into place at the end: a crash leaves no half bundle.
  * `outDir` must not exist or be empty.
+ *
+ * The files' digests are stored for the API (`bundle_files`) when they were not yet and the
+ * connection may write; when they were, the written files must match them (a published generation
+ * never changes), else the export fails naming the file.
  */
 export async function exportGeneration(db: Kysely<Schema>, generation: number, outDir: string): Promise<Manifest> {
-  const bundle = bundleFiles(await readGenerationRows(db, generation));
+  const head = await readGenerationHead(db, generation);
+  const stored = await readBundleDigests(db, generation);
   const staging = `${outDir.replace(/[/\\]+$/, '')}.partial-${process.pid}`;
   await rm(staging, { recursive: true, force: true });
   await mkdir(staging, { recursive: true });
-  for (const [name, text] of bundle.texts) await writeFile(path.join(staging, name), text);
+  const files: BundleFileDigest[] = [];
+  for (const { name } of BUNDLE_NDJSON_FILES) {
+    const out = await open(path.join(staging, name), 'w');
+    try {
+      files.push(await digestBundleFile(db, head, name, (text) => out.write(text)));
+    } finally {
+      await out.close();
+    }
+    const before = stored?.find((f) => f.name === name);
+    if (before && (before.sha256 !== files.at(-1)!.sha256 || before.rows !== files.at(-1)!.rows)) {
+      await rm(staging, { recursive: true, force: true });
+      throw new TallyError(
+        `${name} of generation ${generation} is not the file its stored digest describes (sha256 ${before.sha256}); ` +
+          'a published generation must never change: check what wrote to its rows',
+      );
+    }
+  }
+  if (!stored) await storeBundleDigests(db, generation, files);
+  const manifest = bundleManifest(head, files);
+  const out = await open(path.join(staging, 'manifest.json'), 'w');
+  try {
+    await out.write(manifestText(manifest));
+  } finally {
+    await out.close();
+  }
   await rmdir(outDir).catch((error: NodeJS.ErrnoException) => {
     if (error.code !== 'ENOENT') throw new TallyError(`${outDir} exists and is not empty; choose another --out`);
   });
   await rename(staging, outDir);
-  return bundle.manifest;
+  return manifest;
 }
 
 /** The names of a bundle's files: manifest.json and the NDJSON files it lists. */
 export const BUNDLE_FILE_NAMES: readonly string[] = ['manifest.json', ...Object.keys(FILES)];
-
-/**
- * The files of a generation's bundle, as text, byte for byte what `exportGeneration` writes (the
- * API serves them too: GET /api/v1/generations/{n}/bundle/{file}). The whole bundle is built in
- * memory: fine for the catalog-sized generations of today, a stream per file past ~10^6 payments.
- */
-export function bundleFiles(rows: GenerationRows): { manifest: Manifest; texts: Map<string, string> } {
-  const texts = new Map<string, string>();
-  const files: ManifestFile[] = [];
-  for (const [name, key] of Object.entries(FILES)) {
-    const list = rows[key];
-    const lines = key === 'catalogItemLines' ? (list as string[]) : (list as unknown[]).map((r) => writeJson(r));
-    const text = ndjson(lines);
-    texts.set(name, text);
-    files.push({ name, sha256: sha256(text), rows: lines.length });
-  }
-  const manifest: Manifest = { format: BUNDLE_FORMAT, ...rows.generation, files };
-  texts.set('manifest.json', `${writeJson(manifest, 2)}\n`);
-  return { manifest, texts };
-}
 
 /** The largest manifest.json read, in bytes. */
 export const MAX_MANIFEST_BYTES = 1_000_000;

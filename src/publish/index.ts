@@ -1,16 +1,25 @@
 export { publishGeneration, publishedGeneration, type PublishOptions } from './publish.ts';
 export { pruneGenerations, type PruneResult } from './prune.ts';
-export { readGenerationRows, type GenerationRows } from './bundle.ts';
 export {
-  BUNDLE_FILE_NAMES,
+  BUNDLE_NDJSON_FILES,
+  bundleFileText,
+  readGenerationHead,
+  readGenerationRows,
+  type GenerationHead,
+  type GenerationRows,
+} from './bundle.ts';
+export {
   BUNDLE_FORMAT,
-  bundleFiles,
-  exportGeneration,
-  readBundle,
-  type Bundle,
+  buildBundleDigests,
+  bundleManifest,
+  manifestText,
+  readBundleDigests,
+  storeBundleDigests,
+  type BundleFileDigest,
   type Manifest,
   type ManifestFile,
-} from './export.ts';
+} from './bundle-manifest.ts';
+export { BUNDLE_FILE_NAMES, exportGeneration, readBundle, type Bundle } from './export.ts';
 export {
   compareGenerationRows,
   compareSellerRows,

@@ -29,7 +29,12 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('API through a SELECT-only role 
         { code: '42501' },
       );
 
-      const app = await buildApi(reader.db, { rateLimitPerMinute: 1000, cadenceSeconds: 900 });
+      const builds: number[] = [];
+      const app = await buildApi(reader.db, {
+        rateLimitPerMinute: 1000,
+        cadenceSeconds: 900,
+        onBundleBuild: (g) => builds.push(g),
+      });
       try {
         const urls = [
           '/api/v1/meta',
@@ -51,6 +56,19 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('API through a SELECT-only role 
           listingId(2),
         ]);
         expect((await get(app, `/api/v1/sellers/${A}/payments`)).json.count).toBe(5);
+        // The bundle: its digests cannot be stored by this role, so they are built once and kept
+        // in memory; the files are served all the same.
+        const bundle = '/api/v1/generations/1/bundle';
+        const manifest = await get(app, `${bundle}/manifest.json`);
+        expect(manifest.status).toBe(200);
+        const payments = await get(app, `${bundle}/payments.ndjson`);
+        expect(payments.status).toBe(200);
+        expect(payments.headers.etag).toBe(
+          `"${manifest.json.files.find((f: { name: string }) => f.name === 'payments.ndjson').sha256}"`,
+        );
+        expect((await get(app, `${bundle}/payments.ndjson`)).text).toBe(payments.text);
+        expect(builds).toEqual([1]);
+        expect(await owner.db.selectFrom('bundle_files').selectAll().execute()).toEqual([]);
       } finally {
         await app.close();
       }

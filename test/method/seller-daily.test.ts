@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApi } from '../../src/api/index.ts';
-import { bundleFiles, publishGeneration, readGenerationRows } from '../../src/publish/index.ts';
+import { buildBundleDigests, bundleFileText, publishGeneration, readGenerationHead } from '../../src/publish/index.ts';
 import { get } from '../api/helpers.ts';
 import { backends, freshDatabase, type TestDatabase } from '../helpers/db.ts';
 import { NOT_A_SELLER, S } from './fixture.ts';
@@ -74,11 +74,14 @@ describe.each(backends())('daily series of a seller on $backend', ({ backend }) 
   });
 
   it('behavior: the bundle carries the daily series (seller_daily.ndjson)', async () => {
-    const { texts, manifest } = bundleFiles(await readGenerationRows(database.db, generation));
-    const lines = texts.get('seller_daily.ndjson')!.trim().split('\n');
+    const head = await readGenerationHead(database.db, generation);
+    let text = '';
+    for await (const page of bundleFileText(database.db, head, 'seller_daily.ndjson')) text += page.bytes.toString();
+    const lines = text.trim().split('\n');
+    const files = await buildBundleDigests(database.db, head);
     expect(lines).toContain(
       `{"seller_address":"${S.A}","day":"2025-12-10","payments":5,"revenue_micro":1500,"payers":3}`,
     );
-    expect(manifest.files.find((f) => f.name === 'seller_daily.ndjson')!.rows).toBe(lines.length);
+    expect(files.find((f) => f.name === 'seller_daily.ndjson')!.rows).toBe(lines.length);
   });
 });
