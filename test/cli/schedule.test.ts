@@ -133,6 +133,9 @@ describe('schedule', () => {
       readCatalog: async (source, o) => {
         calls++;
         if (calls === 1) throw new TemporaryError('catalog unreachable (test)');
+        // Runs after the second fail too, so on a loaded machine a third tick cannot publish
+        // generation 2 before the assertions read generation 1.
+        if (calls > 2) throw new TemporaryError('catalog unreachable again (test)');
         await secondMayRun;
         return buildCatalog([ITEM], { source, fetchedAt: new Date('2025-12-31T00:00:00Z') }, o);
       },
