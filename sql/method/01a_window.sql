@@ -57,7 +57,7 @@ analyze m_added_sellers;
 -- first payment ever.
 create temp table m_bounds on commit drop as
 select coalesce((select t.block_number
-                   from usdc_transfers t
+                   from transfer_facts t
                   where t.block_timestamp > (select ws1 from m_acc)
                     and t.added_seq <= (select s1 from m_acc)
                     and (t.removed_seq is null or t.removed_seq > (select s1 from m_acc))
@@ -270,25 +270,30 @@ select t.seller_address,
        case when t.payments = 0 then null when t.leaving then f.block_number else t.first_block end,
        case when t.payments = 0 then null when t.leaving then l.block_number else t.last_block end
   from m_touched t
+  -- (a leaving seller's first and last payment: by its address id and a block-id range, so the
+  -- index transfers_to (to_id, block_id) gives them in chain order and the scan stops at the
+  -- first visible one; block_id = block_number * 2^20 + version, migration 0023)
   left join lateral (select x.block_timestamp, x.block_number
                        from verified_transfers x
-                      where x.seller_address = t.seller_address collate "default"
-                        and x.block_number >= (select lo_block from m_bounds)
-                        and x.block_number <= (select b1 from m_acc)
+                      where x.seller_id = (select a.address_id from addresses a
+                                            where a.address = decode(substr(t.seller_address, 3), 'hex'))
+                        and x.block_id >= (select lo_block from m_bounds) * 1048576
+                        and x.block_id < (select b1 + 1 from m_acc) * 1048576
                         and x.block_timestamp > (select ws1 from m_acc)
                         and x.added_seq <= (select s1 from m_acc)
                         and (x.removed_seq is null or x.removed_seq > (select s1 from m_acc))
-                      order by x.block_number
+                      order by x.block_id
                       limit 1) f on t.payments > 0 and t.leaving
   left join lateral (select x.block_timestamp, x.block_number
                        from verified_transfers x
-                      where x.seller_address = t.seller_address collate "default"
-                        and x.block_number >= (select lo_block from m_bounds)
-                        and x.block_number <= (select b1 from m_acc)
+                      where x.seller_id = (select a.address_id from addresses a
+                                            where a.address = decode(substr(t.seller_address, 3), 'hex'))
+                        and x.block_id >= (select lo_block from m_bounds) * 1048576
+                        and x.block_id < (select b1 + 1 from m_acc) * 1048576
                         and x.block_timestamp > (select ws1 from m_acc)
                         and x.added_seq <= (select s1 from m_acc)
                         and (x.removed_seq is null or x.removed_seq > (select s1 from m_acc))
-                      order by x.block_number desc
+                      order by x.block_id desc
                       limit 1) l on t.payments > 0 and t.leaving
     on conflict (seller_address) do update
    set payments = excluded.payments, revenue = excluded.revenue, payers = excluded.payers,

@@ -22,7 +22,7 @@ delete from acc_market_days where (select reset from m_mkt);
 
 delete from acc_market_days
  where day_start in (select t.block_timestamp - t.block_timestamp % 86400
-                       from usdc_transfers t
+                       from transfer_facts t
                       where (t.added_seq > (select checked_seq from m_mkt) and t.added_seq <= (select run_seq from m_gen))
                          or (t.removed_seq > (select checked_seq from m_mkt) and t.removed_seq <= (select run_seq from m_gen)));
 

@@ -56,13 +56,13 @@ update m_part_old set checked_seq = (select run_seq from m_part), lo = 0, hi = 0
 create temp table m_changed on commit drop as
 select distinct t.to_address                                           as seller_address,
        t.block_timestamp - t.block_timestamp % (select p from m_part)  as period_start
-  from usdc_transfers t
+  from transfer_facts t
  where t.added_seq > (select checked_seq from m_part_old)
    and t.added_seq <= (select run_seq from m_part)
 union
 select distinct t.to_address,
        t.block_timestamp - t.block_timestamp % (select p from m_part)
-  from usdc_transfers t
+  from transfer_facts t
  where t.removed_seq > (select checked_seq from m_part_old)
    and t.removed_seq <= (select run_seq from m_part);
 
