@@ -52,6 +52,9 @@ select c.seller_address
 
 analyze m_added_sellers;
 
+-- (few rows each: look them up by index rather than hash whole tables)
+set local enable_nestloop = on;
+
 -- The lowest block of a payment visible in the new window (the facts visible at one seq are one
 -- chain, whose timestamps never go down): a seller's index range starts there, not at its
 -- first payment ever.
@@ -77,8 +80,6 @@ create temp table m_delta (
   sign             integer
 ) on commit drop;
 
--- (few rows each: look them up by index rather than hash whole tables)
-set local enable_nestloop = on;
 
 -- Sellers in both catalogs: the payments that can differ (see above). Added or removed facts, and
 -- times at the window's edges, are properties of block versions (migration 0023): the versions are
