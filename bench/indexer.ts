@@ -176,19 +176,18 @@ async function main() {
   const bare = args['skip-bare'] ? undefined : await bareReplay(concurrency);
   const serverCpu2 = await serverCpu();
 
-  // Payments as the method's view counts them (rules 2-3, rule 3 from the stored flag), and the
-  // same rule worked out again by joining the stored authorizations: the two must agree.
+  // Payments as the method's view counts them (rules 2-3, rule 3 from the stored class), and the
+  // same rule read again from the pairing log each paired transfer names: the two must agree.
   const check = await sql<{ payments: bigint; distinct_payments: bigint; by_join: bigint }>`
     select count(*) filter (where t.authorized) as payments,
            count(distinct (t.tx_hash, t.log_index)) filter (where t.authorized) as distinct_payments,
-           count(a.tx_hash) as by_join
-      from usdc_transfers t
-      left join (select distinct tx_hash, block_hash, authorizer from usdc_authorizations) a
-        on a.tx_hash = t.tx_hash and a.block_hash = t.block_hash and a.authorizer = t.from_address
-     where t.from_address <> t.to_address and t.value > 0`.execute(db.db);
+           count(*) filter (where x.pair_log_index is not null and x.auth_nonce is not null) as by_join
+      from transfer_facts t
+      join transfers x using (block_id, log_index)
+     where t.from_id <> t.to_id and t.value > 0`.execute(db.db);
   const payments = Number(check.rows[0]!.payments);
   if (Number(check.rows[0]!.by_join) !== payments)
-    throw new Error(`authorized flag (${payments}) and join (${check.rows[0]!.by_join}) disagree`);
+    throw new Error(`authorized class (${payments}) and pairing logs (${check.rows[0]!.by_join}) disagree`);
   const result = {
     payments,
     storedOnce: payments === Number(check.rows[0]!.distinct_payments),

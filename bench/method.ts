@@ -30,6 +30,7 @@ import { openDatabase } from '../src/db/index.ts';
 import { migrate } from '../src/db/migrate.ts';
 import type { Schema } from '../src/db/schema.ts';
 import { createScratchSchema } from '../src/db/scratch-schema.ts';
+import { createStagingTables, kyselyRunner, loadFacts } from '../src/db/load-facts.ts';
 import { computeGeneration, forgetDerivedState, loadMethodSteps, type MethodStep } from '../src/method/index.ts';
 import {
   compareGenerationRows,
@@ -69,36 +70,40 @@ const value = (i: string, s: string) =>
   `(case when ${uniform(i, 3)} < 0.01 then 1 + floor(${uniform(i, 4)} * 5000000)::bigint
          else 100 * (1 + (abs(hashint8((${s}) * 3 + floor(${uniform(i, 5)} * 3)::bigint)) % 500)) end)`;
 
-/** Loads `count` payments, the i-th at block `blockExpr(i)`, with added_seq `seq`. */
+/**
+ * Loads `count` payments, the i-th at block `blockExpr(i)`, with added_seq `seq`, each paired
+ * with an AuthorizationUsed of its payer (class 1), through the facts' one writer
+ * (src/db/load-facts.ts), in one transaction.
+ */
 async function loadPayments(db: Kysely<Schema>, from: number, count: number, blockExpr: string, seq: number) {
-  await sql
-    .raw(
-      `
-    insert into usdc_transfers (tx_hash, log_index, block_hash, block_number, block_timestamp, from_address,
-                                to_address, value, added_seq, removed_seq, authorized)
+  await db.transaction().execute(async (trx) => {
+    const run = kyselyRunner(trx);
+    await createStagingTables(run);
+    await sql
+      .raw(
+        `
+    insert into x402_load_transfers (tx, li, h, n, ts, f, t, v, added, removed, class, pair_li, nonce)
     select ${hex('tx', 'i', 64)}, 1, ${hex('block', 'b', 64)}, b,
            ${AS_OF_TS} - (${AS_OF_BLOCK} - b) / ${BLOCKS_PER_SECOND},
-           ${hex('payer', `abs(hashint8(i * 7 + 6)) % 100000`, 40)}, ${seller('s')}, ${value('i', 's')}, ${seq}, null, true
+           ${hex('payer', `abs(hashint8(i * 7 + 6)) % 100000`, 40)}, ${seller('s')}, ${value('i', 's')}, ${seq}, null,
+           1, 0, ${hex('tx', 'i', 64)}
       from (select i, ${sellerIndex('i')} as s, ${blockExpr} as b
               from generate_series(${from}, ${from + count - 1}) i) x;
   `,
-    )
-    .execute(db);
-}
-
-/** The AuthorizationUsed row of every transfer loaded with added_seq `seq` (after all its chunks). */
-async function loadAuthorizations(db: Kysely<Schema>, seq: number) {
-  await sql`
-    insert into usdc_authorizations (tx_hash, log_index, block_hash, block_number, authorizer, nonce, added_seq, removed_seq)
-    select tx_hash, 0, block_hash, block_number, from_address, tx_hash, added_seq, null
-      from usdc_transfers where added_seq = ${seq}`.execute(db);
+      )
+      .execute(trx);
+    await loadFacts(run);
+  });
 }
 
 /** Drops the secondary indexes of the fact tables and returns their definitions, to rebuild after a bulk load. */
 async function dropIndexes(db: Kysely<Schema>): Promise<string[]> {
+  // (the primary keys stay: the load finds block versions by them)
   const { rows } = await sql<{ name: string; def: string }>`
     select indexname as name, indexdef as def from pg_indexes
-     where schemaname = current_schema() and tablename in ('usdc_transfers', 'usdc_authorizations')`.execute(db);
+     where schemaname = current_schema() and tablename in ('transfers', 'blocks') and indexname not like '%_pkey'`.execute(
+    db,
+  );
   for (const r of rows) await sql`drop index ${sql.id(r.name)}`.execute(db);
   return rows.map((r) => r.def);
 }
@@ -177,7 +182,6 @@ export async function loadAndCompute(db: Kysely<Schema>, backend: string) {
     await loadPayments(db, from, count, `${AS_OF_BLOCK} - (i::bigint * ${WINDOW_BLOCKS} / ${PAYMENTS})`, 1);
     console.error(`loaded ${from + count - 1} payments, ${s(performance.now() - t0)} s`);
   }
-  await loadAuthorizations(db, 1);
   for (const def of indexes) await sql.raw(def).execute(db);
   // The facts of a real window were written over 30 days and long since vacuumed (hint bits set,
   // statistics current); without this the first scan of the method pays for writing hint bits.
@@ -186,7 +190,7 @@ export async function loadAndCompute(db: Kysely<Schema>, backend: string) {
   console.error(`load ${s(loadMs)} s`);
 
   const t1 = performance.now();
-  const bare = await sql`select to_address, sum(value) from usdc_transfers group by to_address`.execute(db);
+  const bare = await sql`select to_id, sum(value) from transfers group by to_id`.execute(db);
   const bareMs = performance.now() - t1;
 
   const cold = stepLogger();
@@ -274,9 +278,10 @@ async function main() {
       `${base} + 1 + ((i - ${PAYMENTS + (run - 1) * perRun + 1})::bigint * 4499 / ${perRun})`,
       run + 1,
     );
-    await loadAuthorizations(db, run + 1);
     await sql`update seller_coverage set to_block = ${base + 4500n}`.execute(db);
-    await sql`analyze usdc_transfers`.execute(db);
+    await sql`analyze transfers`.execute(db);
+    await sql`analyze blocks`.execute(db);
+    await sql`analyze addresses`.execute(db);
     const steady = stepLogger();
     const t4 = performance.now();
     last = await computeGeneration(db, {

@@ -20,11 +20,13 @@ select x.*,
 
 delete from acc_market_days where (select reset from m_mkt);
 
+-- (the block versions added or removed since, that hold a transfer: the seqs are the versions')
 delete from acc_market_days
- where day_start in (select t.block_timestamp - t.block_timestamp % 86400
-                       from usdc_transfers t
-                      where (t.added_seq > (select checked_seq from m_mkt) and t.added_seq <= (select run_seq from m_gen))
-                         or (t.removed_seq > (select checked_seq from m_mkt) and t.removed_seq <= (select run_seq from m_gen)));
+ where day_start in (select b.block_timestamp - b.block_timestamp % 86400
+                       from blocks b
+                      where ((b.added_seq > (select checked_seq from m_mkt) and b.added_seq <= (select run_seq from m_gen))
+                             or (b.removed_seq > (select checked_seq from m_mkt) and b.removed_seq <= (select run_seq from m_gen)))
+                        and exists (select 1 from transfers t where t.block_id = b.block_id));
 
 create temp table m_market_days on commit drop as
 with coverage as (

@@ -6,7 +6,16 @@ import { describeStore, openStore } from './store.ts';
 export async function migrateCommand(ctx: CommandContext): Promise<number> {
   const database = await openStore(ctx.config);
   try {
-    const applied = await migrate(database.db);
+    // The copy into the compact fact layout (src/db/compact-copy.ts), when pending: one log line a batch.
+    const applied = await migrate(database.db, undefined, {
+      copyFacts: {
+        onBatch: (p) =>
+          ctx.log.info(
+            { nextBlock: p.nextBlock.toString(), topBlock: p.topBlock.toString(), transfers: p.transfers },
+            'copied chain facts into the compact layout',
+          ),
+      },
+    });
     ctx.log.info({ applied }, 'migrations applied');
     ctx.out(
       applied.length === 0

@@ -84,7 +84,7 @@ export async function scheduleCommand(ctx: CommandContext): Promise<number> {
   try {
     // Schema first, so the API can start while the first run backfills (it serves the last
     // published generation, or 503 no_generation before the first one).
-    await migrate(database.db);
+    await migrate(database.db, undefined, { copyFacts: false });
     if (!ctx.args.noServe) {
       api = await startApi(ctx, database, cadenceSeconds);
       ctx.out(`serving ${api.url}/api/v1/meta; running every ${ctx.config.SCHEDULE_EVERY}`);

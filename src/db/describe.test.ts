@@ -28,20 +28,21 @@ describe.each(backends())('the migrated schema on $backend', ({ backend }) => {
 
   it('behavior: a partitioned table shows its key and each partition its bound, once', async () => {
     database = await freshDatabase(backend);
+    // (column names of no other table: drift compares sets of lines)
     const before = await describeSchema(database.db);
     await sql`
       create table scratch_facts (
         day_ts bigint not null,
-        tx_hash         bytea  not null,
-        value           bigint not null,
-        primary key (day_ts, tx_hash)
+        s_hash          bytea  not null,
+        s_value           bigint not null,
+        primary key (day_ts, s_hash)
       ) partition by range (day_ts)`.execute(database.db);
-    await sql`create index scratch_facts_value on scratch_facts (value)`.execute(database.db);
+    await sql`create index scratch_facts_s_value on scratch_facts (s_value)`.execute(database.db);
     await sql`create table scratch_facts_d1 partition of scratch_facts for values from (1767225600) to (1767312000)`.execute(
       database.db,
     );
     await sql`create table scratch_facts_d2 partition of scratch_facts for values from (1767312000) to (1767398400)
-                partition by hash (tx_hash)`.execute(database.db);
+                partition by hash (s_hash)`.execute(database.db);
     await sql`create table scratch_facts_d2_h0 partition of scratch_facts_d2 for values with (modulus 2, remainder 0)`.execute(
       database.db,
     );
@@ -50,20 +51,20 @@ describe.each(backends())('the migrated schema on $backend', ({ backend }) => {
     );
     await sql`create table scratch_facts_rest partition of scratch_facts default`.execute(database.db);
     // an index of one partition alone is its own, and shows; the copies of the parent's do not
-    await sql`create index scratch_facts_d1_tx on scratch_facts_d1 (tx_hash)`.execute(database.db);
+    await sql`create index scratch_facts_d1_tx on scratch_facts_d1 (s_hash)`.execute(database.db);
 
     expect(drift(before, await describeSchema(database.db))).toEqual({
       added: [
         'table scratch_facts partition by RANGE (day_ts)',
         '  day_ts bigint not null',
-        '  tx_hash bytea not null',
-        '  value bigint not null',
-        'constraint scratch_facts.scratch_facts_pkey: PRIMARY KEY (day_ts, tx_hash)',
-        'index CREATE UNIQUE INDEX scratch_facts_pkey ON ONLY scratch_facts USING btree (day_ts, tx_hash)',
-        'index CREATE INDEX scratch_facts_value ON ONLY scratch_facts USING btree (value)',
-        'index CREATE INDEX scratch_facts_d1_tx ON scratch_facts_d1 USING btree (tx_hash)',
+        '  s_hash bytea not null',
+        '  s_value bigint not null',
+        'constraint scratch_facts.scratch_facts_pkey: PRIMARY KEY (day_ts, s_hash)',
+        'index CREATE UNIQUE INDEX scratch_facts_pkey ON ONLY scratch_facts USING btree (day_ts, s_hash)',
+        'index CREATE INDEX scratch_facts_s_value ON ONLY scratch_facts USING btree (s_value)',
+        'index CREATE INDEX scratch_facts_d1_tx ON scratch_facts_d1 USING btree (s_hash)',
         "partition scratch_facts_d1 of scratch_facts: FOR VALUES FROM ('1767225600') TO ('1767312000')",
-        "partition scratch_facts_d2 of scratch_facts: FOR VALUES FROM ('1767312000') TO ('1767398400') partition by HASH (tx_hash)",
+        "partition scratch_facts_d2 of scratch_facts: FOR VALUES FROM ('1767312000') TO ('1767398400') partition by HASH (s_hash)",
         'partition scratch_facts_rest of scratch_facts: DEFAULT',
         'partition scratch_facts_d2_h0 of scratch_facts_d2: FOR VALUES WITH (modulus 2, remainder 0)',
         'partition scratch_facts_d2_h1 of scratch_facts_d2: FOR VALUES WITH (modulus 2, remainder 1)',
@@ -75,13 +76,14 @@ describe.each(backends())('the migrated schema on $backend', ({ backend }) => {
   it('behavior: a changed view, function body or trigger is drift', async () => {
     database = await freshDatabase(backend);
     const before = await describeSchema(database.db);
-    // rule 2 of verified_transfers with another bound (migration 0016 says value > 0)
+    // rule 2 of verified_transfers with another bound (migration 0026 says value > 0)
     await sql`
       create or replace view verified_transfers as
       select t.tx_hash, t.log_index, t.block_hash, t.block_number, t.block_timestamp,
-             t.from_address as payer, t.to_address as seller_address, t.value, t.added_seq, t.removed_seq
-        from usdc_transfers t
-       where t.from_address <> t.to_address and t.value > 1 and t.authorized`.execute(database.db);
+             t.from_address as payer, t.to_address as seller_address, t.value, t.added_seq, t.removed_seq,
+             t.block_id, t.to_id as seller_id
+        from transfer_facts t
+       where t.from_id <> t.to_id and t.value > 1 and t.authorized`.execute(database.db);
     // (the body as migration 0021 writes it, but for one operator)
     await sql`
 create or replace function gen_sellers_follow_generations() returns trigger language plpgsql as $$
@@ -94,11 +96,11 @@ $$`.execute(database.db);
 
     expect(drift(before, await describeSchema(database.db))).toEqual({
       added: [
-        '      WHERE from_address <> to_address AND value > 1::numeric AND authorized;',
+        '      WHERE from_id <> to_id AND value > 1::numeric AND authorized;',
         '    delete from gen_sellers s using gone g where s.generation >= g.generation;',
       ],
       removed: [
-        '      WHERE from_address <> to_address AND value > 0::numeric AND authorized;',
+        '      WHERE from_id <> to_id AND value > 0::numeric AND authorized;',
         '    delete from gen_sellers s using gone g where s.generation = g.generation;',
         'trigger catalog_listing_words_add AFTER INSERT ON catalog_listings REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION catalog_listing_words_add()',
       ],

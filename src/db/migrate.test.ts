@@ -49,7 +49,10 @@ describe.each(backends())('migrate on $backend', ({ backend }) => {
       values (${hash('a')}, 0, ${hash('1')}, 1, ${payer}, ${hash('0')}, 1),
              (${hash('c')}, 0, ${hash('1')}, 1, ${other}, ${hash('0')}, 1),
              (${hash('d')}, 0, ${hash('2')}, 1, ${payer}, ${hash('0')}, 1)`.execute(database.db);
-    await migrate(database.db);
+    await migrate(
+      database.db,
+      files.filter((m) => m.version === 3),
+    );
     const { rows } = await sql<{ tx: string; authorized: boolean }>`
       select left(tx_hash, 3) as tx, authorized from usdc_transfers order by tx_hash`.execute(database.db);
     expect(rows).toEqual([

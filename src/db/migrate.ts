@@ -1,7 +1,9 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { sql, type Kysely } from 'kysely';
+import { TemporaryError } from '../lib/errors.ts';
 import { sqlDir } from '../lib/paths.ts';
+import { COPY_BEFORE_MIGRATION, compactCopyPending, copyFactsToCompact, type CopyOptions } from './compact-copy.ts';
 
 export interface Migration {
   version: number;
@@ -31,14 +33,36 @@ const BOOKKEEPING = sql`
     applied_at timestamptz not null default now()
   )`;
 
+export interface MigrateOptions {
+  /**
+   * Whether to copy the old chain facts into the compact layout before migration
+   * `compact_switch` (src/db/compact-copy.ts), when there are any: `migrate` does (true, the
+   * default; an object sets the copy's options), `run` does not (false): it stops with a
+   * TemporaryError (exit 75) naming `x402-tally migrate` instead of copying for minutes.
+   */
+  copyFacts?: boolean | CopyOptions;
+}
+
 /**
  * Applies the pending migrations, each in its own transaction, bookkeeping row first. Runners
  * serialize on an advisory lock, so two at once never apply one twice: the second finds the row
  * and skips. Safe to re-run. Returns the versions it applied.
  */
-export async function migrate(db: Kysely<any>, migrations = loadMigrations()): Promise<number[]> {
+export async function migrate(
+  db: Kysely<any>,
+  migrations = loadMigrations(),
+  options: MigrateOptions = {},
+): Promise<number[]> {
   const applied: number[] = [];
   for (const migration of migrations) {
+    if (migration.name === COPY_BEFORE_MIGRATION && (await compactCopyPending(db))) {
+      const copy = options.copyFacts ?? true;
+      if (copy === false)
+        throw new TemporaryError(
+          'the chain facts must be copied into the compact layout first: run `x402-tally migrate` (it resumes where it stopped), then run again',
+        );
+      await copyFactsToCompact(db, copy === true ? {} : copy);
+    }
     const done = await db.transaction().execute(async (trx) => {
       await sql`select pg_advisory_xact_lock(${MIGRATION_LOCK_KEY})`.execute(trx);
       await BOOKKEEPING.execute(trx);

@@ -53,38 +53,59 @@ export interface CatalogRejectsTable {
   detail: string;
 }
 
-export interface ChainBlocksTable {
+type Bytes = ColumnType<Uint8Array, Uint8Array, Uint8Array>;
+
+/** One address of the facts, once (migration 0025); ids are never reused. */
+export interface AddressesTable {
+  address_id: Generated<number>;
+  /** 20 bytes. */
+  address: Bytes;
+}
+
+/** One block version: a block as stored by one run, carrying visibility (migration 0025). */
+export interface BlocksTable {
+  /** block_number * 2^20 + version. */
+  block_id: Int8;
   block_number: Int8;
-  block_hash: string;
   block_timestamp: Int8;
   added_seq: Int8;
   removed_seq: Int8 | null;
+  /** 32 bytes. */
+  block_hash: Bytes;
 }
 
-export interface UsdcTransfersTable {
+/** One USDC Transfer paying a seller, its authorization folded in (migration 0025). */
+export interface TransfersTable {
+  /** Micro-USDC, below 2^63. */
+  value: Int8;
+  block_id: Int8;
+  log_index: number;
+  from_id: number;
+  to_id: number;
+  pair_log_index: number | null;
+  /** 0 unpaired, 1 paired with an AuthorizationUsed by `from` (rule 3). */
+  class: number;
+  tx_hash: Bytes;
+  auth_nonce: Bytes | null;
+}
+
+/** The view of every stored transfer in the old layout's text forms (migration 0026). */
+export interface TransferFactsView {
   tx_hash: string;
   log_index: number;
   block_hash: string;
-  block_number: Int8;
-  block_timestamp: Int8;
+  block_number: bigint;
+  block_timestamp: bigint;
   from_address: string;
   to_address: string;
-  value: Micro;
-  added_seq: Int8;
-  removed_seq: Int8 | null;
-  /** Rule 3: the transaction holds an AuthorizationUsed by `from_address` (migration 0003). */
+  value: bigint;
+  added_seq: bigint;
+  removed_seq: bigint | null;
+  /** Rule 3: paired with an AuthorizationUsed by `from_address` (class 1). */
   authorized: boolean;
-}
-
-export interface UsdcAuthorizationsTable {
-  tx_hash: string;
-  log_index: number;
-  block_hash: string;
-  block_number: Int8;
-  authorizer: string;
-  nonce: string;
-  added_seq: Int8;
-  removed_seq: Int8 | null;
+  block_id: bigint;
+  from_id: number;
+  to_id: number;
 }
 
 export interface SellerCoverageTable {
@@ -388,9 +409,10 @@ export interface Schema {
   catalog_items: CatalogItemsTable;
   catalog_listings: CatalogListingsTable;
   catalog_rejects: CatalogRejectsTable;
-  chain_blocks: ChainBlocksTable;
-  usdc_transfers: UsdcTransfersTable;
-  usdc_authorizations: UsdcAuthorizationsTable;
+  addresses: AddressesTable;
+  blocks: BlocksTable;
+  transfers: TransfersTable;
+  transfer_facts: TransferFactsView;
   seller_coverage: SellerCoverageTable;
   generations: GenerationsTable;
   published_pointer: PublishedPointerTable;

@@ -54,10 +54,16 @@ export async function pruneGenerations(db: Kysely<Schema>, retain: number): Prom
       .executeTakeFirst();
     let removedFacts = 0;
     if (oldestSeq?.seq != null) {
-      for (const table of ['usdc_transfers', 'usdc_authorizations', 'chain_blocks'] as const) {
-        const result = await trx.deleteFrom(table).where('removed_seq', '<=', oldestSeq.seq).executeTakeFirst();
-        removedFacts += Number(result.numDeletedRows);
-      }
+      // Block versions a reorg removed before every remaining generation's run, with their
+      // transfers (addresses stay: the dictionary is only pruned with partitions, docs/data-model.md).
+      const gone = await sql<{ blocks: bigint; transfers: bigint }>`
+        with versions as (
+          delete from blocks where removed_seq <= ${oldestSeq.seq} returning block_id
+        ), facts as (
+          delete from transfers where block_id in (select block_id from versions) returning 1
+        )
+        select (select count(*) from versions) as blocks, (select count(*) from facts) as transfers`.execute(trx);
+      removedFacts = Number(gone.rows[0]!.blocks) + Number(gone.rows[0]!.transfers);
     }
     // Hour partials (method 2.0.0) and daily rows closed at or before the oldest remaining generation serve none.
     const oldest = await trx

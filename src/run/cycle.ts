@@ -114,7 +114,7 @@ export async function runCycle(
     return result;
   }
 
-  await stage('migrate', () => migrate(db));
+  await stage('migrate', () => migrate(db, undefined, { copyFacts: false }));
   let lock: HeldLock | undefined;
   if (!options.lockHeld) lock = await stage('lock', () => acquireRunLock(database, config.DATABASE_URL));
   try {

@@ -13,8 +13,8 @@ export interface ReorgResult {
 
 /**
  * Finds stored blocks (above the as-of block too) that are no longer canonical and rolls their
- * facts back: chain_blocks, usdc_transfers and usdc_authorizations rows of those blocks get
- * removed_seq = runSeq (never deleted: published generations keep seeing their rows), and every
+ * facts back: their live block versions get removed_seq = runSeq, and with them every transfer
+ * stored in them (never deleted: published generations keep seeing their rows), and every
  * seller's coverage is pulled back to the newest stored block still canonical, so the sync fetches
  * the new branch from there (a log that was orphaned and is canonical again is stored again, as a
  * new row: migration 0004). Walks the
@@ -42,12 +42,19 @@ export async function rollbackReorgs(
   let below = null as bigint | null;
   let canonicalAt: bigint | undefined;
   for (let pageSize = 1; ; pageSize = 64) {
-    const { rows } = await sql<{ block_number: bigint; block_hash: string }>`
-      select block_number, block_hash from chain_blocks
-       where removed_seq is null and (${below?.toString() ?? null}::int8 is null or block_number < ${below?.toString() ?? null}::int8)
-       order by block_number desc, block_hash
+    // Live block versions, newest first by the primary key (block_id = number * 2^20 + version);
+    // a block stored by several runs has several live versions: one (number, hash) each.
+    const { rows: versions } = await sql<{ block_number: bigint; block_hash: string }>`
+      select block_number, '0x' || encode(block_hash, 'hex') as block_hash from blocks
+       where removed_seq is null
+         and (${below?.toString() ?? null}::int8 is null or block_id < ${below?.toString() ?? null}::int8 * 1048576)
+       order by block_id desc
        limit ${pageSize}`.execute(db);
-    if (rows.length === 0) break;
+    if (versions.length === 0) break;
+    const rows = versions.filter(
+      (r, i) =>
+        i === 0 || r.block_number !== versions[i - 1]!.block_number || r.block_hash !== versions[i - 1]!.block_hash,
+    );
     const canonical = await Promise.all(
       rows.map((r) => {
         const n = BigInt(r.block_number);
@@ -61,7 +68,7 @@ export async function rollbackReorgs(
       else if (canonicalAt === undefined || canonicalAt === n) orphaned.push({ number: n, hash: r.block_hash });
     });
     if (canonicalAt !== undefined) break;
-    below = BigInt(rows[rows.length - 1]!.block_number);
+    below = BigInt(versions[versions.length - 1]!.block_number);
   }
   if (orphaned.length === 0) return { orphanedBlocks: 0, forkBlock: undefined };
 
@@ -89,15 +96,12 @@ export async function rollbackReorgs(
   const hashes = orphaned.map((o) => o.hash);
   const seq = options.runSeq.toString();
   await db.transaction().execute(async (tx) => {
-    await sql`update chain_blocks set removed_seq = ${seq}::int8
-               where removed_seq is null
-                 and (block_number, block_hash) in (select * from unnest(${numbers}::int8[], ${hashes}::text[]))`.execute(
-      tx,
-    );
-    await sql`update usdc_transfers set removed_seq = ${seq}::int8
-               where removed_seq is null and block_hash = any(${hashes}::text[])`.execute(tx);
-    await sql`update usdc_authorizations set removed_seq = ${seq}::int8
-               where removed_seq is null and block_hash = any(${hashes}::text[])`.execute(tx);
+    // Every live version of each orphaned (number, hash), found by its block-id range.
+    await sql`update blocks b set removed_seq = ${seq}::int8
+                from unnest(${numbers}::int8[], ${hashes}::text[]) as o(n, h)
+               where b.removed_seq is null
+                 and b.block_id between o.n * 1048576 and o.n * 1048576 + 1048575
+                 and b.block_hash = decode(substr(o.h, 3), 'hex')`.execute(tx);
     // Coverage [from_block, to_block] keeps only what lies below resumeFrom (possibly nothing).
     await sql`update seller_coverage
                  set to_block = least(to_block, greatest(from_block, ${resumeFrom.toString()}::int8) - 1)

@@ -1,4 +1,4 @@
-import { CompiledQuery, sql, type Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Readable } from 'node:stream';
@@ -7,6 +7,7 @@ import type pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import type { BlockRecord, PaymentLogs } from '../chain/index.ts';
 import { pgPoolOf, type Schema } from '../db/index.ts';
+import { createStagingTables, kyselyRunner, loadFacts, type RunStatement } from '../db/load-facts.ts';
 import { TallyError } from '../lib/errors.ts';
 import { sqlDir } from '../lib/paths.ts';
 
@@ -78,10 +79,17 @@ function refuseUnstorableValues(transfers: PaymentLogs['transfers']): void {
       );
 }
 
-// The chunk's SQL (sql/store): the staging tables, and the one statement that moves a staged chunk
-// into the fact tables and decides rule 3 of a verified payment. Both backends run the same.
-const STAGE = readFileSync(path.join(sqlDir, 'store', 'stage.sql'), 'utf8');
+// The chunk's SQL (sql/store): the statement that picks what of a staged chunk is new, decides
+// rule 3 of a verified payment and advances coverage; then load_facts.sql stores it (src/db/load-facts.ts).
+// Both backends run the same.
 const STORE_CHUNK = readFileSync(path.join(sqlDir, 'store', 'store_chunk.sql'), 'utf8');
+
+/** Part 1 (store_chunk.sql) and part 2 (load_facts.sql) of storing a staged chunk, in its transaction. */
+async function storeStaged(run: RunStatement, write: ChunkWrite, sellers: string[]) {
+  await run(STORE_CHUNK, [str(write.runSeq), sellers, str(write.from.block), str(write.from.ts), str(write.toBlock)]);
+  const stored = await loadFacts(run);
+  return { transfers: stored.transfers, authorizations: stored.authorized };
+}
 
 // Lock order for concurrent chunks: (block_number, block_hash) and (tx_hash, log_index,
 // block_hash), compared field by field (hashes are fixed-length lowercase hex, so string order is
@@ -111,11 +119,13 @@ function arrayLiteral<T>(rows: readonly T[], value: (row: T) => string | number 
 
 /**
  * Stores one completed chunk in ONE transaction: its blocks, transfers and authorizations are
- * staged (COPY on Postgres, unnest on PGlite), then sql/store/store_chunk.sql stores them (an
- * already stored row is left as is), decides rule 3, and advances the sellers' coverage. A run killed before it leaves nothing of the chunk; after it, everything,
- * so a restart resumes at toBlock + 1 without skipping or counting a log twice. Rows are sorted
- * by key so that concurrent chunks take index locks in one order (no deadlock). Safe to re-run.
- * Returns how many transfer and authorization rows were new.
+ * staged (COPY on Postgres, unnest on PGlite), then sql/store/store_chunk.sql picks what is new
+ * (a transfer already stored is left as is), decides rule 3, and advances the sellers' coverage,
+ * and sql/store/load_facts.sql stores the new transfers and block versions. A run killed before it
+ * leaves nothing of the chunk; after it, everything, so a restart resumes at toBlock + 1 without
+ * skipping or counting a log twice. Rows are sorted by key so that concurrent chunks take index
+ * locks in one order (no deadlock). Safe to re-run. Returns how many transfers were new, and how
+ * many of those are paired with an AuthorizationUsed (rule 3).
  */
 export async function storeChunk(
   db: Kysely<Schema>,
@@ -133,7 +143,8 @@ export async function storeChunk(
   const t = (value: (x: (typeof transfers)[number]) => string | number | bigint) => arrayLiteral(transfers, value);
   const a = (value: (x: (typeof auths)[number]) => string | number | bigint) => arrayLiteral(auths, value);
   return db.transaction().execute(async (trx) => {
-    await sql.raw(STAGE).execute(trx);
+    const run = kyselyRunner(trx);
+    await createStagingTables(run);
     await sql`
       insert into x402_stage_blocks
       select * from unnest(${b((x) => x.number)}::text::int8[], ${b((x) => x.hash)}::text::text[],
@@ -149,17 +160,7 @@ export async function storeChunk(
       select * from unnest(${a((x) => x.txHash)}::text::text[], ${a((x) => x.logIndex)}::text::int4[],
                            ${a((x) => x.blockHash)}::text::text[], ${a((x) => x.blockNumber)}::text::int8[],
                            ${a((x) => x.authorizer)}::text::text[], ${a((x) => x.nonce)}::text::text[])`.execute(trx);
-    const { rows } = await trx.executeQuery<{ transfers: number; authorizations: number }>(
-      CompiledQuery.raw(STORE_CHUNK, [
-        str(write.runSeq),
-        sellers,
-        str(write.from.block),
-        str(write.from.ts),
-        str(write.toBlock),
-      ]),
-    );
-    const row = rows[0]!;
-    return { transfers: Number(row.transfers), authorizations: Number(row.authorizations) };
+    return storeStaged(run, write, sellers);
   });
 }
 
@@ -198,7 +199,8 @@ async function storeChunkByCopy(
   try {
     await client.query('begin');
     try {
-      await client.query(STAGE);
+      const run: RunStatement = (text, params) => client.query(text, params ? [...params] : undefined);
+      await createStagingTables(run);
       await copyInto(
         client,
         'x402_stage_blocks',
@@ -221,16 +223,9 @@ async function storeChunkByCopy(
           (x) => `${x.txHash}\t${x.logIndex}\t${x.blockHash}\t${x.blockNumber}\t${x.authorizer}\t${x.nonce}`,
         ),
       );
-      const result = await client.query<{ transfers: number; authorizations: number }>(STORE_CHUNK, [
-        str(write.runSeq),
-        rows.sellers,
-        str(write.from.block),
-        str(write.from.ts),
-        str(write.toBlock),
-      ]);
+      const stored = await storeStaged(run, write, rows.sellers);
       await client.query('commit');
-      const row = result.rows[0]!;
-      return { transfers: Number(row.transfers), authorizations: Number(row.authorizations) };
+      return stored;
     } catch (error) {
       await client.query('rollback').catch((e: unknown) => {
         broken = e instanceof Error ? e : new Error(String(e));

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Schema } from '../../src/db/schema.ts';
+import { writeFactRows } from '../../src/db/load-facts.ts';
 import { BASE_USDC } from '../../src/config/index.ts';
 import { METHOD_CONSTANTS_1_0_0 as METHOD_CONSTANTS } from '../../src/method/constants.ts';
 
@@ -275,39 +276,24 @@ export async function insertChainAndCatalog(db: Kysely<Schema>): Promise<bigint>
     )
     .execute();
   const all = [...PAYMENTS, ...NOT_EVIDENCE];
-  await db
-    .insertInto('usdc_transfers')
-    .values(
-      all.map((p) => ({
-        tx_hash: txHash(p.tx),
-        log_index: p.log,
-        block_hash: blockHash(p.block),
-        block_number: p.block,
-        block_timestamp: tsOf(p.block),
-        from_address: p.payer,
-        to_address: p.seller,
-        value: p.value,
-        added_seq: 1,
-        authorized: p.auth !== false,
-      })),
-    )
-    .execute();
-  await db
-    .insertInto('usdc_authorizations')
-    .values(
-      all
-        .filter((p) => p.auth !== false)
-        .map((p) => ({
-          tx_hash: txHash(p.tx),
-          log_index: p.log + 1000,
-          block_hash: blockHash(p.block),
-          block_number: p.block,
-          authorizer: p.payer,
-          nonce: `0x${'00'.repeat(32)}`,
-          added_seq: 1,
-        })),
-    )
-    .execute();
+  await writeFactRows(
+    db,
+    all.map((p) => ({
+      tx: txHash(p.tx),
+      logIndex: p.log,
+      blockHash: blockHash(p.block),
+      block: BigInt(p.block),
+      ts: BigInt(tsOf(p.block)),
+      from: p.payer,
+      to: p.seller,
+      value: BigInt(p.value),
+      addedSeq: 1n,
+      removedSeq: null,
+      authorized: p.auth !== false,
+      pairLogIndex: p.log + 1000,
+      nonce: `0x${'00'.repeat(32)}`,
+    })),
+  );
   return id;
 }
 

@@ -150,7 +150,7 @@ async function generationPayments(db: Kysely<Schema>, asOf: AsOf, runSeq: bigint
 async function storedTransfers(db: Kysely<Schema>, live = true): Promise<string[]> {
   const { rows } = await sql<{ k: string }>`
     select tx_hash || ':' || log_index || ':' || from_address || ':' || to_address || ':' || value as k
-      from usdc_transfers where (removed_seq is null) = ${live}`.execute(db);
+      from transfer_facts where (removed_seq is null) = ${live}`.execute(db);
   return rows.map((r) => r.k).sort();
 }
 
@@ -217,7 +217,7 @@ describe.each(backends())('indexer on anvil with the real USDC contract ($backen
       const key = (t: MinedTransfer) => `${t.hash}:${t.logIndex}:${t.from}:${t.to}:${t.value}`;
       const removed = await sql<{ k: string; removed_seq: bigint }>`
         select tx_hash || ':' || log_index || ':' || from_address || ':' || to_address || ':' || value as k, removed_seq
-          from usdc_transfers where removed_seq is not null`.execute(db.db);
+          from transfer_facts where removed_seq is not null`.execute(db.db);
       expect(removed.rows.map((r) => r.k).sort()).toEqual(orphaned.map(key).sort());
       expect(removed.rows.every((r) => BigInt(r.removed_seq) === second.runSeq)).toBe(true);
       const live = expectedRows(second.asOf, [

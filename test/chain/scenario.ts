@@ -84,15 +84,21 @@ export async function dumpFacts(db: Kysely<Schema>): Promise<Record<string, unkn
       JSON.stringify(r, (_k, v) => (typeof v === 'bigint' ? v.toString() : v)),
     );
   return {
-    blocks: await q('select * from chain_blocks order by block_number, block_hash'),
-    transfers: await q('select * from usdc_transfers order by tx_hash, log_index, block_hash'),
-    authorizations: await q('select * from usdc_authorizations order by tx_hash, log_index, block_hash'),
+    // (text forms, not ids: two syncs may number addresses in another order)
+    blocks: await q(`select block_number, '0x' || encode(block_hash, 'hex') as block_hash, block_timestamp, added_seq,
+                            removed_seq, block_id - block_number * 1048576 as version
+                       from blocks order by block_id`),
+    transfers: await q(`select f.tx_hash, f.log_index, f.block_hash, f.block_number, f.block_timestamp, f.from_address,
+                               f.to_address, f.value, f.added_seq, f.removed_seq, f.authorized, t.pair_log_index,
+                               '0x' || encode(t.auth_nonce, 'hex') as auth_nonce
+                          from transfer_facts f join transfers t using (block_id, log_index)
+                         order by f.tx_hash, f.log_index, f.block_hash, f.added_seq`),
     coverage: await q('select * from seller_coverage order by seller_address'),
   };
 }
 
 /** Empties the chain facts, so one database serves several cases of a test file. */
 export async function resetFacts(db: Kysely<Schema>): Promise<void> {
-  await sql`truncate chain_blocks, usdc_transfers, usdc_authorizations, seller_coverage`.execute(db);
+  await sql`truncate blocks, transfers, addresses, seller_coverage`.execute(db);
   await sql`alter sequence ingest_seq restart`.execute(db);
 }

@@ -44,7 +44,7 @@ async function stateOf(target: Target) {
       .execute();
     const pointer = await database.db.selectFrom('published_pointer').select('generation').executeTakeFirst();
     const removed = await database.db
-      .selectFrom('chain_blocks')
+      .selectFrom('blocks')
       .select((eb) => eb.fn.countAll<string>().as('n'))
       .where('removed_seq', 'is not', null)
       .executeTakeFirstOrThrow();

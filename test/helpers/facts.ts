@@ -1,4 +1,5 @@
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
+import { writeFactRows } from '../../src/db/load-facts.ts';
 import type { Schema } from '../../src/db/schema.ts';
 
 /**
@@ -79,35 +80,30 @@ export function blockHash(block: bigint): `0x${string}` {
 }
 
 /**
- * Stores transfers (and their authorizations) with one statement per table (unnest arrays), each
- * transfer with `authorized` as the indexer sets it: its own transaction holds an AuthorizationUsed
- * by its `from` (rule 3; here, the fixture's `authorizer` equals `from`).
+ * Stores transfers as the indexer would (src/db/load-facts.ts: one block version per block and
+ * seqs), each with rule 3 as the indexer decides it: its own transaction holds an
+ * AuthorizationUsed by its `from` (here, the fixture's `authorizer` equals `from`), logged just
+ * before it.
  */
 export async function insertTransfers(db: Kysely<Schema>, transfers: FixtureTransfer[]): Promise<void> {
-  if (transfers.length === 0) return;
-  const col = <T>(f: (t: FixtureTransfer) => T) => transfers.map(f);
-  await sql`
-    insert into usdc_transfers (tx_hash, log_index, block_hash, block_number, block_timestamp,
-                                from_address, to_address, value, added_seq, removed_seq, authorized)
-    select tx, li, h, n, ts, f, t, v, added, removed, coalesce(au = f, false) from unnest(${col((t) => t.tx)}::text[], ${col((t) => t.logIndex)}::int[],
-                         ${col((t) => blockHash(t.block))}::text[], ${col((t) => t.block.toString())}::bigint[],
-                         ${col((t) => t.ts.toString())}::bigint[], ${col((t) => t.from)}::text[],
-                         ${col((t) => t.to)}::text[], ${col((t) => t.value.toString())}::numeric[],
-                         ${col((t) => (t.addedSeq ?? 1n).toString())}::bigint[],
-                         ${col((t) => (t.removedSeq == null ? null : t.removedSeq.toString()))}::bigint[],
-                         ${col((t) => t.authorizer)}::text[])
-           as u(tx, li, h, n, ts, f, t, v, added, removed, au)`.execute(db);
-  const auth = transfers.filter((t) => t.authorizer !== null);
-  if (auth.length === 0) return;
-  const a = <T>(f: (t: FixtureTransfer) => T) => auth.map(f);
-  await sql`
-    insert into usdc_authorizations (tx_hash, log_index, block_hash, block_number, authorizer, nonce,
-                                     added_seq, removed_seq)
-    select * from unnest(${a((t) => t.tx)}::text[], ${a((t) => t.logIndex - 1)}::int[],
-                         ${a((t) => blockHash(t.block))}::text[], ${a((t) => t.block.toString())}::bigint[],
-                         ${a((t) => t.authorizer!)}::text[], ${a((t) => `0x${t.tx.slice(2, 66)}`)}::text[],
-                         ${a((t) => (t.addedSeq ?? 1n).toString())}::bigint[],
-                         ${a((t) => (t.removedSeq == null ? null : t.removedSeq.toString()))}::bigint[])`.execute(db);
+  await writeFactRows(
+    db,
+    transfers.map((t) => ({
+      tx: t.tx,
+      logIndex: t.logIndex,
+      blockHash: blockHash(t.block),
+      block: t.block,
+      ts: t.ts,
+      from: t.from,
+      to: t.to,
+      value: t.value,
+      addedSeq: t.addedSeq ?? 1n,
+      removedSeq: t.removedSeq ?? null,
+      authorized: t.authorizer !== null && t.authorizer === t.from,
+      pairLogIndex: t.logIndex - 1,
+      nonce: `0x${t.tx.slice(2, 66)}`,
+    })),
+  );
 }
 
 export async function insertCoverage(

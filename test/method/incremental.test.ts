@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { computeGeneration, DERIVED_TABLES, forgetDerivedState } from '../../src/method/index.ts';
 import { compareGenerationRows, formatDifference, readGenerationRows } from '../../src/publish/index.ts';
 import { backends, freshDatabase, type TestDatabase } from '../helpers/db.ts';
+import { writeFactRows } from '../../src/db/load-facts.ts';
 import { blockHash, insertCatalog, insertTransfers, type FixtureTransfer } from '../helpers/facts.ts';
 
 /**
@@ -72,8 +73,9 @@ async function resetFacts(t: TestDatabase) {
   for (const table of [
     'generations',
     ...DERIVED_TABLES,
-    'usdc_transfers',
-    'usdc_authorizations',
+    'transfers',
+    'blocks',
+    'addresses',
     'catalog_snapshots',
     'seller_coverage',
   ]) {
@@ -120,22 +122,33 @@ async function runHistory(t: TestDatabase, steps: Step[]) {
     const asOfBlock = blockAt(asOfTs, BigInt(step.k));
     if (step.reorgBack !== null) {
       const fork = blockAt(asOfTs - BigInt(step.reorgBack), 0n);
-      await sql`update usdc_transfers set removed_seq = ${seq} where removed_seq is null and block_number >= ${fork}`.execute(
-        t.db,
-      );
-      await sql`update usdc_authorizations set removed_seq = ${seq} where removed_seq is null and block_number >= ${fork}`.execute(
+      await sql`update blocks set removed_seq = ${seq} where removed_seq is null and block_id >= ${fork}::int8 * 1048576`.execute(
         t.db,
       );
       if (step.k % 2 === 0) {
-        // the chain flips back: the removed logs of every other block are live again (new rows)
-        await sql`insert into usdc_transfers (tx_hash, log_index, block_hash, block_number, block_timestamp, from_address,
-                    to_address, value, added_seq, removed_seq, authorized)
-                  select tx_hash, log_index, block_hash, block_number, block_timestamp, from_address, to_address, value,
-                         ${seq}, null, authorized
-                    from usdc_transfers where removed_seq = ${seq} and block_number % 2 = 0`.execute(t.db);
-        await sql`insert into usdc_authorizations (tx_hash, log_index, block_hash, block_number, authorizer, nonce, added_seq, removed_seq)
-                  select tx_hash, log_index, block_hash, block_number, authorizer, nonce, ${seq}, null
-                    from usdc_authorizations where removed_seq = ${seq} and block_number % 2 = 0`.execute(t.db);
+        // the chain flips back: the removed logs of every other block are live again (new block versions)
+        const back = await t.db
+          .selectFrom('transfer_facts')
+          .selectAll()
+          .where('removed_seq', '=', seq)
+          .where(sql<boolean>`block_number % 2 = 0`)
+          .execute();
+        await writeFactRows(
+          t.db,
+          back.map((r) => ({
+            tx: r.tx_hash,
+            logIndex: r.log_index,
+            blockHash: r.block_hash,
+            block: BigInt(r.block_number),
+            ts: BigInt(r.block_timestamp),
+            from: r.from_address,
+            to: r.to_address,
+            value: BigInt(r.value),
+            addedSeq: seq,
+            removedSeq: null,
+            authorized: r.authorized,
+          })),
+        );
       }
     }
     const transfers: FixtureTransfer[] = step.pays.map((p) => {
@@ -152,7 +165,7 @@ async function runHistory(t: TestDatabase, steps: Step[]) {
       tx++;
       return {
         tx: `0x${tx.toString(16).padStart(64, '0')}`,
-        logIndex: 2,
+        logIndex: 2 + tx, // one log index per transfer: a block's logs have distinct indexes
         block: blockAt(ts, BigInt(p.k)),
         ts,
         from,

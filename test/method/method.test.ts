@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sql } from 'kysely';
 import { backends, freshDatabase, type TestDatabase } from '../helpers/db.ts';
+import { insertTransfers } from '../helpers/facts.ts';
 import { AS_OF_BLOCK, AS_OF_TS, BIG, DEC_10, MARKET_FROM_TS, S } from './fixture.ts';
 import { compute, loadFixture } from './setup.ts';
 
@@ -358,17 +360,14 @@ describe.each(backends())('method coverage and visibility on $backend', ({ backe
       // Seller B's four payments: one added by a later run (seq 3), one removed by the run
       // itself (seq 2), one removed only by a later run (seq 3: still seen).
       const b = transfers.filter((t) => t.to === S.B);
-      await database.db.updateTable('usdc_transfers').set({ added_seq: 3n }).where('tx_hash', '=', b[0]!.tx).execute();
-      await database.db
-        .updateTable('usdc_transfers')
-        .set({ removed_seq: 2n })
-        .where('tx_hash', '=', b[1]!.tx)
-        .execute();
-      await database.db
-        .updateTable('usdc_transfers')
-        .set({ removed_seq: 3n })
-        .where('tx_hash', '=', b[2]!.tx)
-        .execute();
+      // (visibility is a block version's: each moved transfer is stored again in a version of its own)
+      const restore = async (t: (typeof b)[number], seqs: { addedSeq?: bigint; removedSeq?: bigint }) => {
+        await sql`delete from transfers where tx_hash = decode(substr(${t.tx}, 3), 'hex')`.execute(database.db);
+        await insertTransfers(database.db, [{ ...t, ...seqs }]);
+      };
+      await restore(b[0]!, { addedSeq: 3n });
+      await restore(b[1]!, { removedSeq: 2n });
+      await restore(b[2]!, { removedSeq: 3n });
       const g = await compute(database.db, snapshotId, { runSeq: 2n });
       const row = await database.db
         .selectFrom('gen_sellers')

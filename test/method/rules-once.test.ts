@@ -67,23 +67,20 @@ describe.each(backends())('each SQL rule written once on $backend', ({ backend }
   });
 
   it('behavior: a call with columns or constants is inlined: the plan holds the comparisons, not the function', async () => {
-    const constant = await plan(
-      t,
-      'select count(*) from usdc_transfers t where visible_at(t.added_seq, t.removed_seq, 7)',
-    );
+    const constant = await plan(t, 'select count(*) from blocks t where visible_at(t.added_seq, t.removed_seq, 7)');
     expect(constant).not.toContain('visible_at');
     expect(constant).toMatch(/added_seq <= '?7'?/);
     expect(constant).toMatch(/removed_seq IS NULL\) OR \(t\.removed_seq > '?7'?/);
     const column = await plan(
       t,
-      `select count(*) from usdc_transfers t join generations g on visible_at(t.added_seq, t.removed_seq, g.run_seq)`,
+      `select count(*) from blocks t join generations g on visible_at(t.added_seq, t.removed_seq, g.run_seq)`,
     );
     expect(column).not.toContain('visible_at');
     expect(column).toContain('g.run_seq');
     // ... but not with a subquery as the seq (used twice in the body): why the steps join it
     const subquery = await plan(
       t,
-      'select count(*) from usdc_transfers t where visible_at(t.added_seq, t.removed_seq, (select max(run_seq) from generations))',
+      'select count(*) from blocks t where visible_at(t.added_seq, t.removed_seq, (select max(run_seq) from generations))',
     );
     expect(subquery).toContain('visible_at');
   });
@@ -149,7 +146,7 @@ describe.each(backends())('each SQL rule written once on $backend', ({ backend }
         from generations g
         join (select distinct snapshot_id, seller_address from catalog_listings where verifiability = 'base_usdc') s
           on s.snapshot_id = g.catalog_snapshot_id
-        join usdc_transfers t
+        join transfer_facts t
           on t.to_address = s.seller_address and t.block_number <= g.as_of_block
          and t.block_timestamp >= g.market_from_ts and t.block_timestamp <= g.as_of_ts
          and t.added_seq <= g.run_seq and (t.removed_seq is null or t.removed_seq > g.run_seq)

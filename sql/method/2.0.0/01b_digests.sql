@@ -58,17 +58,22 @@ update m_part_old set checked_seq = (select run_seq from m_part), lo = 0, hi = 0
 -- (seller, period) whose facts changed since the partials were checked: added or removed by a
 -- later run (new blocks, backfill of a seller's coverage, reorg).
 create temp table m_changed on commit drop as
-select distinct t.to_address                                           as seller_address,
-       t.block_timestamp - t.block_timestamp % (select p from m_part)  as period_start
-  from usdc_transfers t
- where t.added_seq > (select checked_seq from m_part_old)
-   and t.added_seq <= (select run_seq from m_part)
+-- (block versions by their seq indexes, their transfers by primary key, the seller's text by id)
+select distinct '0x' || encode(a.address, 'hex')                       as seller_address,
+       b.block_timestamp - b.block_timestamp % (select p from m_part)  as period_start
+  from blocks b
+  join transfers t on t.block_id = b.block_id
+  join addresses a on a.address_id = t.to_id
+ where b.added_seq > (select checked_seq from m_part_old)
+   and b.added_seq <= (select run_seq from m_part)
 union
-select distinct t.to_address,
-       t.block_timestamp - t.block_timestamp % (select p from m_part)
-  from usdc_transfers t
- where t.removed_seq > (select checked_seq from m_part_old)
-   and t.removed_seq <= (select run_seq from m_part);
+select distinct '0x' || encode(a.address, 'hex'),
+       b.block_timestamp - b.block_timestamp % (select p from m_part)
+  from blocks b
+  join transfers t on t.block_id = b.block_id
+  join addresses a on a.address_id = t.to_id
+ where b.removed_seq > (select checked_seq from m_part_old)
+   and b.removed_seq <= (select run_seq from m_part);
 
 analyze m_changed;
 

@@ -1,0 +1,63 @@
+-- Loads the rows of x402_load_blocks and x402_load_transfers (sql/store/stage.sql) into the
+-- compact fact tables (migration 0023): three statements, run in order in the caller's
+-- transaction (src/db/load-facts.ts), each seeing what the one before wrote and what concurrent
+-- writers committed. The sync (store_chunk.sql), the copy from the old tables
+-- (src/db/compact-copy.ts) and the tests' fact writers all store facts through here.
+
+-- 1. New addresses, in byte order (concurrent writers take the unique index's locks in one
+-- order). Only absent ones are offered, so the identity is not spent on addresses already there.
+insert into addresses (address)
+select a
+  from (select decode(substr(f, 3), 'hex') as a from x402_load_transfers
+        union
+        select decode(substr(t, 3), 'hex') from x402_load_transfers) x
+ where not exists (select 1 from addresses d where d.address = x.a)
+ order by a
+    on conflict do nothing;
+
+-- 2. The block versions named, reusing a stored version with the same number, hash, time and seqs,
+-- else adding the next version numbers of the block: the highest stored version + 1, 2, ... in a
+-- fixed order, so the same rows always get the same ids. A version number reaching 2^20 fails the
+-- blocks check (block_id >> 20 = block_number): the store refuses rather than overflow.
+-- (A concurrent chunk of the same run that added the same version first wins the conflict; this
+-- chunk's transfers then join its row, which has the same number, hash, time and seqs.)
+insert into blocks (block_id, block_number, block_timestamp, added_seq, removed_seq, block_hash)
+select v.n * 1048576 + coalesce(m.top, -1)
+         + dense_rank() over (partition by v.n order by v.added, v.h, v.ts, v.removed nulls first),
+       v.n, v.ts, v.added, v.removed, decode(substr(v.h, 3), 'hex')
+  from (select n, h, ts, added, removed from x402_load_blocks
+        union
+        select n, h, ts, added, removed from x402_load_transfers) v
+  left join lateral (select max(b.block_id) - v.n * 1048576 as top
+                       from blocks b
+                      where b.block_id between v.n * 1048576 and v.n * 1048576 + 1048575) m on true
+ where not exists (select 1 from blocks b
+                    where b.block_id between v.n * 1048576 and v.n * 1048576 + 1048575
+                      and b.block_hash = decode(substr(v.h, 3), 'hex')
+                      and b.block_timestamp = v.ts
+                      and b.added_seq = v.added
+                      and b.removed_seq is not distinct from v.removed)
+ order by 1
+    on conflict (block_id) do nothing;
+
+-- 3. The transfers, in key order, each into its block version; returns how many were stored and
+-- how many found no version (the caller refuses the chunk then: never seen on one chain).
+with stored as (
+  insert into transfers (value, block_id, log_index, from_id, to_id, pair_log_index, class, tx_hash, auth_nonce)
+  select u.v::int8, b.block_id, u.li, fa.address_id, ta.address_id, u.pair_li, u.class,
+         decode(substr(u.tx, 3), 'hex'), decode(substr(u.nonce, 3), 'hex')
+    from x402_load_transfers u
+    join blocks b
+      on b.block_id between u.n * 1048576 and u.n * 1048576 + 1048575
+     and b.block_hash = decode(substr(u.h, 3), 'hex')
+     and b.block_timestamp = u.ts
+     and b.added_seq = u.added
+     and b.removed_seq is not distinct from u.removed
+    join addresses fa on fa.address = decode(substr(u.f, 3), 'hex')
+    join addresses ta on ta.address = decode(substr(u.t, 3), 'hex')
+   order by b.block_id, u.li
+  returning class
+)
+select (select count(*) from stored)::int4 as transfers,
+       (select count(*) from stored where class = 1)::int4 as authorized,
+       (select count(*) from x402_load_transfers)::int4 - (select count(*) from stored)::int4 as unplaced

@@ -1,0 +1,98 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { CompiledQuery, sql, type Kysely } from 'kysely';
+import { TemporaryError } from '../lib/errors.ts';
+import { sqlDir } from '../lib/paths.ts';
+
+/** Runs one SQL statement with positional parameters: a Kysely transaction, or a pg client. */
+export type RunStatement = (text: string, params?: readonly unknown[]) => Promise<{ rows: Record<string, unknown>[] }>;
+
+/** The statement runner of a Kysely connection or transaction. */
+export function kyselyRunner(db: Kysely<any>): RunStatement {
+  return async (text, params = []) => {
+    const { rows } = await db.executeQuery<Record<string, unknown>>(CompiledQuery.raw(text, [...params]));
+    return { rows };
+  };
+}
+
+// sql/store/stage.sql creates the session's staging and load tables (temporary, emptied at every
+// commit); sql/store/load_facts.sql moves the load tables into the compact fact tables.
+// (Files of several statements, each ending a line with `;`, and no `;` at a line end inside one.)
+const statementsOf = (file: string) =>
+  readFileSync(path.join(sqlDir, 'store', file), 'utf8')
+    .split(/;\n/)
+    .filter((s) => s.split('\n').some((line) => line.trim() !== '' && !line.trim().startsWith('--')));
+const STAGE = statementsOf('stage.sql');
+const LOAD_FACTS = statementsOf('load_facts.sql');
+
+/** Creates this session's staging and load tables when missing (sql/store/stage.sql). */
+export async function createStagingTables(run: RunStatement): Promise<void> {
+  for (const statement of STAGE) await run(statement);
+}
+
+/**
+ * Moves the rows of `x402_load_blocks` and `x402_load_transfers` into `addresses`, `blocks` and
+ * `transfers` (sql/store/load_facts.sql), in the caller's transaction. A block version with the
+ * same number, hash, time and seqs is reused, else added; safe against concurrent writers of the
+ * same versions. Returns the transfers stored and how many of them are paired (class 1). Throws
+ * a TemporaryError, and the caller's transaction must roll back, when a transfer found no block
+ * version (a concurrent writer stored another hash at its block number: the chain moved under
+ * the run; the next run reads it again).
+ */
+export async function loadFacts(run: RunStatement): Promise<{ transfers: number; authorized: number }> {
+  let last: Record<string, unknown> | undefined;
+  for (const statement of LOAD_FACTS) last = (await run(statement)).rows[0];
+  const unplaced = Number(last?.unplaced ?? 0);
+  if (unplaced > 0)
+    throw new TemporaryError(
+      `${unplaced} transfers found no stored version of their block: another writer stored a different block at the same number; run again`,
+      { details: { unplaced } },
+    );
+  return { transfers: Number(last?.transfers ?? 0), authorized: Number(last?.authorized ?? 0) };
+}
+
+/** One transfer in the old layout's text form, as tests and benchmarks write facts. */
+export interface FactRow {
+  tx: string;
+  logIndex: number;
+  blockHash: string;
+  block: bigint;
+  ts: bigint;
+  from: string;
+  to: string;
+  value: bigint;
+  addedSeq: bigint;
+  removedSeq: bigint | null;
+  /** Rule 3: paired with an AuthorizationUsed by `from` in its transaction. */
+  authorized: boolean;
+  /** The pairing AuthorizationUsed's log index and nonce, when authorized. */
+  pairLogIndex?: number | null;
+  nonce?: string | null;
+}
+
+/**
+ * Writes transfers given in the old layout's form (text hashes and addresses, their own seqs)
+ * into the compact tables, in one transaction: for tests and benchmarks that write facts by hand.
+ * Each transfer goes into the block version of its (block, hash, time, seqs). Not idempotent: a
+ * transfer written twice fails on the primary key.
+ */
+export async function writeFactRows(db: Kysely<any>, rows: readonly FactRow[]): Promise<void> {
+  if (rows.length === 0) return;
+  const col = <T>(f: (r: FactRow) => T) => rows.map(f);
+  await db.transaction().execute(async (trx) => {
+    const run = kyselyRunner(trx);
+    await createStagingTables(run);
+    await sql`
+      insert into x402_load_transfers (tx, li, h, n, ts, f, t, v, added, removed, class, pair_li, nonce)
+      select * from unnest(${col((r) => r.tx)}::text[], ${col((r) => r.logIndex)}::int4[],
+                           ${col((r) => r.blockHash)}::text[], ${col((r) => r.block.toString())}::int8[],
+                           ${col((r) => r.ts.toString())}::int8[], ${col((r) => r.from)}::text[],
+                           ${col((r) => r.to)}::text[], ${col((r) => r.value.toString())}::numeric[],
+                           ${col((r) => r.addedSeq.toString())}::int8[],
+                           ${col((r) => (r.removedSeq === null ? null : r.removedSeq.toString()))}::int8[],
+                           ${col((r) => (r.authorized ? 1 : 0))}::int2[],
+                           ${col((r) => (r.authorized ? (r.pairLogIndex ?? null) : null))}::int4[],
+                           ${col((r) => (r.authorized ? (r.nonce ?? null) : null))}::text[])`.execute(trx);
+    await loadFacts(run);
+  });
+}

@@ -1,0 +1,190 @@
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { sql, type Kysely } from 'kysely';
+import { afterEach, describe, expect, it } from 'vitest';
+import { buildApi } from '../../src/api/index.ts';
+import { loadMigrations, migrate, schemaStatus } from '../../src/db/migrate.ts';
+import type { Schema } from '../../src/db/schema.ts';
+import { TallyError, isTemporary } from '../../src/lib/errors.ts';
+import { projectRoot } from '../../src/lib/paths.ts';
+import { backends, freshDatabase, type TestDatabase } from '../helpers/db.ts';
+
+// The move from the text fact layout (usdc_transfers, usdc_authorizations, chain_blocks) to the
+// compact one (migrations 0023 and 0024, the copy of src/db/compact-copy.ts between them). The
+// fixture was written by the code of the old layout (fixtures/compact-migration/generate.ts):
+// every row of a database holding two published generations (a reorg, a backfill into a stored
+// block and a log orphaned and stored again between them), and the sha256 of every body its API
+// served for them. Here those rows are loaded into a database at migration 0022, migrated, and
+// served by this code.
+interface Fixture {
+  ingestSeq: string;
+  rows: Record<string, unknown[]>;
+  served: { url: string; status: number; sha256: string }[];
+  generations: Record<string, unknown>[];
+}
+const FIXTURE = JSON.parse(
+  readFileSync(path.join(projectRoot, 'fixtures', 'compact-migration', 'old-layout.json'), 'utf8'),
+) as Fixture;
+const OLD_TRANSFERS = FIXTURE.rows.usdc_transfers!.length;
+
+/** A database in the old layout (migrations up to 0022) holding the fixture's rows. */
+async function oldLayoutDatabase(backend: 'pglite' | 'pg'): Promise<TestDatabase> {
+  const database = await freshDatabase(backend, { migrate: false });
+  const all = loadMigrations();
+  await migrate(
+    database.db,
+    all.slice(
+      0,
+      all.findIndex((m) => m.name === 'compact_facts'),
+    ),
+  );
+  await database.db.transaction().execute(async (trx) => {
+    // The rows as stored, foreign keys and triggers aside (the trigger-made rows are in the fixture).
+    await sql`set local session_replication_role = replica`.execute(trx);
+    for (const [table, rows] of Object.entries(FIXTURE.rows)) {
+      if (rows.length === 0) continue;
+      const { rows: columns } = await sql<{ c: string }>`
+        select column_name as c from information_schema.columns
+         where table_schema = current_schema() and table_name = ${table} and is_generated = 'NEVER'
+         order by ordinal_position`.execute(trx);
+      const list = sql.join(columns.map((r) => sql.ref(r.c)));
+      await sql`
+        insert into ${sql.table(table)} (${list}) overriding system value
+        select ${list} from jsonb_populate_recordset(null::${sql.table(table)}, ${JSON.stringify(rows)}::jsonb)`.execute(
+        trx,
+      );
+    }
+    await sql`select setval('ingest_seq', ${FIXTURE.ingestSeq}::int8)`.execute(trx);
+    await sql`select setval(pg_get_serial_sequence('catalog_snapshots', 'snapshot_id'),
+                            (select max(snapshot_id) from catalog_snapshots))`.execute(trx);
+  });
+  return database;
+}
+
+/** The API on a port; every URL of the fixture fetched, with the sha256 of its body. */
+async function serveAll(db: Kysely<Schema>) {
+  const app = await buildApi(db, { rateLimitPerMinute: 1_000_000, cadenceSeconds: 900 });
+  const base = await app.listen({ port: 0, host: '127.0.0.1' });
+  try {
+    const served: Fixture['served'] = [];
+    for (const { url } of FIXTURE.served) {
+      const res = await fetch(base + url);
+      const body = Buffer.from(await res.arrayBuffer());
+      if (process.env.DUMP_BODY === url) console.log(body.toString());
+      served.push({ url, status: res.status, sha256: createHash('sha256').update(body).digest('hex') });
+    }
+    const meta = await fetch(`${base}/api/v1/meta`);
+    return { served, metaStatus: meta.status };
+  } finally {
+    await app.close();
+  }
+}
+
+/** The generations rows (their digests among them), in the fixture's JSON form. */
+/** The URLs whose status or body differ from what the old layout's code served. */
+function mismatches(served: Fixture['served']): string[] {
+  const want = new Map(FIXTURE.served.map((r) => [r.url, `${r.status} ${r.sha256}`]));
+  const urls = served.filter((r) => want.get(r.url) !== `${r.status} ${r.sha256}`).map((r) => r.url);
+  return served.length === FIXTURE.served.length ? urls : ['(another number of URLs)', ...urls];
+}
+
+async function generations(db: Kysely<Schema>) {
+  const { rows } = await sql`select * from generations order by generation`.execute(db);
+  return JSON.parse(JSON.stringify(rows, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v))) as unknown;
+}
+
+async function tableExists(db: Kysely<Schema>, name: string) {
+  const { rows } = await sql<{ t: string | null }>`select to_regclass(${name})::text as t`.execute(db);
+  return rows[0]!.t !== null;
+}
+
+async function copied(db: Kysely<Schema>) {
+  const { rows } = await sql<{ n: number }>`select count(*)::int4 as n from transfers`.execute(db);
+  return rows[0]!.n;
+}
+
+describe.each(backends())('the move to the compact fact layout on $backend', ({ backend }) => {
+  let database: TestDatabase | undefined;
+  afterEach(async () => database?.close());
+
+  it('default: migrated, every retained generation serves byte-identical bodies and keeps its digests', async () => {
+    database = await oldLayoutDatabase(backend);
+    const before = await serveAll(database.db);
+    expect(mismatches(before.served)).toEqual([]); // the old layout, as loaded, serves what it served
+
+    const applied = await migrate(database.db, undefined, { copyFacts: { batchTransfers: 8 } });
+    expect(applied.map((v) => loadMigrations().find((m) => m.version === v)!.name)).toEqual([
+      'compact_facts',
+      'compact_switch',
+    ]);
+    for (const old of ['usdc_transfers', 'usdc_authorizations', 'chain_blocks', 'compact_copy'])
+      expect(await tableExists(database.db, old)).toBe(false);
+    expect(await copied(database.db)).toBe(OLD_TRANSFERS);
+    const after = await serveAll(database.db);
+    expect(mismatches(after.served)).toEqual([]);
+    expect(after.metaStatus).toBe(200);
+    expect(await generations(database.db)).toEqual(FIXTURE.generations);
+  });
+
+  it('error: a copy killed after its first batch, and run again, ends with the same bodies and digests', async () => {
+    database = await oldLayoutDatabase(backend);
+    const killed = new Error('killed after the first batch');
+    await expect(
+      migrate(database.db, undefined, {
+        copyFacts: {
+          batchTransfers: 8,
+          onBatch: () => {
+            throw killed;
+          },
+        },
+      }),
+    ).rejects.toBe(killed);
+    // The first batch is in (a whole number of blocks: at least 8 transfers, not all), the switch is not.
+    const first = await copied(database.db);
+    expect(first).toBeGreaterThanOrEqual(8);
+    expect(first).toBeLessThan(OLD_TRANSFERS);
+    expect((await schemaStatus(database.db)).pending.map((m) => m.name)).toEqual(['compact_switch']);
+    // Meanwhile the old layout is still what is served.
+    expect(mismatches((await serveAll(database.db)).served)).toEqual([]);
+
+    await migrate(database.db, undefined, { copyFacts: { batchTransfers: 8 } });
+    expect(await copied(database.db)).toBe(OLD_TRANSFERS);
+    const after = await serveAll(database.db);
+    expect(mismatches(after.served)).toEqual([]);
+    expect(after.metaStatus).toBe(200);
+    expect(await generations(database.db)).toEqual(FIXTURE.generations);
+  });
+
+  it('behavior: `run` does not copy: while the copy is pending it stops (exit 75) naming `migrate`, and the old layout stays served', async () => {
+    database = await oldLayoutDatabase(backend);
+    const error = await migrate(database.db, undefined, { copyFacts: false }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(isTemporary(error)).toBe(true);
+    expect((error as Error).message).toContain('x402-tally migrate');
+    expect(await copied(database.db)).toBe(0);
+    expect((await schemaStatus(database.db)).pending.map((m) => m.name)).toEqual(['compact_switch']);
+    expect(mismatches((await serveAll(database.db)).served)).toEqual([]);
+  });
+
+  it('error: a stored value of 2^63 or more stops the copy (exit 1) naming tx_hash:log_index, its batch not copied', async () => {
+    database = await oldLayoutDatabase(backend);
+    const { rows } = await sql<{ tx: string; li: number }>`
+      select tx_hash as tx, log_index as li from usdc_transfers order by block_number limit 1`.execute(database.db);
+    const { tx, li } = rows[0]!;
+    await sql`update usdc_transfers set value = 9223372036854775808 where tx_hash = ${tx} and log_index = ${li}`.execute(
+      database.db,
+    );
+    const error = await migrate(database.db).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(TallyError);
+    expect(isTemporary(error)).toBe(false);
+    expect((error as Error).message).toContain(`${tx}:${li} has value 9223372036854775808`);
+    expect(await copied(database.db)).toBe(0);
+    expect(await tableExists(database.db, 'usdc_transfers')).toBe(true);
+  });
+});
