@@ -49,54 +49,29 @@ select d.day_start
  where coverage.covered_from_ts is not null
    and d.day_start >= coverage.covered_from_ts;
 
--- The publishable days not in the cache, from the facts (the whole day: it has ended). Their
--- payments are read once, then each number is one hash grouping (a cold run computes every day
--- of the window here: `count(distinct ...)` and `percentile_disc` sorted each day's payments
--- three times). The median is percentile_disc(0.5)'s: the smallest value whose running count
--- reaches half the day's payments.
-create temp table m_market_payments on commit drop as
-select t.block_timestamp - t.block_timestamp % 86400 as day_start,
-       t.payer collate "C"                            as payer,
-       c.seller_id,
-       t.value
-  from verified_transfers t
-  join m_catalog_sellers c on c.seller_address = t.seller_address
- cross join m_gen g   -- (run_seq as a column: visible_at is inlined, see 01_inputs.sql)
- where t.block_timestamp >= (select min(day_start) from m_market_days
-                              where day_start not in (select day_start from acc_market_days))
-   and t.block_timestamp < (select max(day_start) + 86400 from m_market_days
-                             where day_start not in (select day_start from acc_market_days))
-   and t.block_number <= (select as_of_block from m_gen)
-   and visible_at(t.added_seq, t.removed_seq, g.run_seq);
-
+-- The publishable days not in the cache, from the facts (the whole day: it has ended).
 insert into acc_market_days (day_start, payments, volume_micro, payers, sellers_paid, median_micro)
 select d.day_start,
-       coalesce(n.payments, 0),
-       coalesce(n.volume, 0),
-       coalesce(py.payers, 0),
-       coalesce(sp.sellers, 0),
-       md.median
+       count(p.value)::int,
+       coalesce(sum(p.value), 0),
+       count(distinct p.payer)::int,
+       count(distinct p.seller_address)::int,
+       percentile_disc(0.5) within group (order by p.value)
   from m_market_days d
-  left join (select day_start, count(*)::int as payments, sum(value) as volume
-               from m_market_payments
-              group by 1) n using (day_start)
-  left join (select day_start, count(*)::int as payers
-               from (select distinct day_start, payer from m_market_payments) x
-              group by 1) py using (day_start)
-  left join (select day_start, count(*)::int as sellers
-               from (select distinct day_start, seller_id from m_market_payments) x
-              group by 1) sp using (day_start)
-  left join (select day_start, min(value) as median
-               from (select day_start, value,
-                            sum(n) over (partition by day_start order by value) as cum,
-                            sum(n) over (partition by day_start)                as payments
-                       from (select day_start, value, count(*) as n
-                               from m_market_payments
-                              group by 1, 2) v) h
-              where 2 * cum >= payments
-              group by 1) md using (day_start)
+  left join (select t.block_timestamp - t.block_timestamp % 86400 as day_start, t.payer collate "C" as payer,
+                    t.seller_address, t.value
+               from verified_transfers t
+               join m_catalog_sellers c on c.seller_address = t.seller_address
+              cross join m_gen g   -- (run_seq as a column: visible_at is inlined, see 01_inputs.sql)
+              where t.block_timestamp >= (select min(day_start) from m_market_days
+                                           where day_start not in (select day_start from acc_market_days))
+                and t.block_timestamp < (select max(day_start) + 86400 from m_market_days
+                                          where day_start not in (select day_start from acc_market_days))
+                and t.block_number <= (select as_of_block from m_gen)
+                and visible_at(t.added_seq, t.removed_seq, g.run_seq)) p
+    on p.day_start = d.day_start
  where d.day_start not in (select day_start from acc_market_days)
- order by d.day_start;
+ group by d.day_start;
 
 delete from acc_market_state;
 insert into acc_market_state (checked_seq, sellers_key)
