@@ -13,6 +13,11 @@
  *   KEEP=1 ...     # keeps the schema (its name is printed) ...
  *   REUSE=bench_method_1a2b3c4d ...   # ... and runs STEADY_RUNS more steady generations on it, with
  *                                     # the same PAYMENTS: no load, no cold run (the 10M figures)
+ *   COLD_RUNS=4 ...   # the cold generation 4 times (each from empty derived tables, no generation
+ *                     # before it, the bare aggregate timed just before it); with REUSE: cold runs
+ *                     # only, on the kept facts (no steady runs: they would add the same payments)
+ *   COLD_AB_SQL=/path/to/other/sql/method ...   # with COLD_RUNS: every other cold run uses that
+ *                     # tree's method SQL (e.g. main's), an A/B paired on the same data and moment
  *
  * Prices look like x402's: each seller charges one of three fixed prices per payment (a few
  * dollars down to a tenth of a cent), and 1% of payments carry an arbitrary amount. Payers are
@@ -31,7 +36,14 @@ import { migrate } from '../src/db/migrate.ts';
 import type { Schema } from '../src/db/schema.ts';
 import { createScratchSchema } from '../src/db/scratch-schema.ts';
 import { createStagingTables, kyselyRunner, loadFacts } from '../src/db/load-facts.ts';
-import { computeGeneration, forgetDerivedState, loadMethodSteps, type MethodStep } from '../src/method/index.ts';
+import {
+  computeGeneration,
+  DERIVED_TABLES,
+  forgetDerivedState,
+  loadMethodSteps,
+  METHOD_VERSION,
+  type MethodStep,
+} from '../src/method/index.ts';
 import {
   compareGenerationRows,
   formatDifference,
@@ -43,6 +55,8 @@ const PAYMENTS = Number(process.env.PAYMENTS ?? 1_000_000);
 const SELLERS = Number(process.env.SELLERS ?? 50_000);
 const LISTINGS = Number(process.env.LISTINGS ?? Math.round(SELLERS * 1.2));
 const STEADY_RUNS = Number(process.env.STEADY_RUNS ?? 3);
+const COLD_RUNS = Number(process.env.COLD_RUNS ?? 1);
+const COLD_AB_SQL = process.env.COLD_AB_SQL;
 const AS_OF_TS = 1_767_268_800n; // 2026-01-01T12:00:00Z
 const AS_OF_BLOCK = 40_000_000n;
 const BLOCKS_PER_SECOND = 5n; // post-Denim: 200 ms blocks, five share each timestamp
@@ -126,11 +140,14 @@ function stepLogger() {
 const s = (ms: number) => +(ms / 1000).toFixed(3);
 const seconds = (ms: number | undefined) => (ms === undefined ? null : s(ms));
 
-/** SPLIT_STEPS=1: one logged step per SQL statement of the method (to see where a step's time goes). */
-const steps = (): { steps?: MethodStep[] } =>
+/**
+ * SPLIT_STEPS=1: one logged step per SQL statement of the method (to see where a step's time goes).
+ * `dir`: another tree's sql/method (COLD_AB_SQL).
+ */
+const steps = (dir?: string): { steps?: MethodStep[] } =>
   process.env.SPLIT_STEPS
     ? {
-        steps: loadMethodSteps().flatMap((st) =>
+        steps: loadMethodSteps(METHOD_VERSION, dir).flatMap((st) =>
           st.sql
             .split(/;\s*\n/)
             .filter((q) => /\S/.test(q.replace(/--.*$/gm, '')))
@@ -141,7 +158,67 @@ const steps = (): { steps?: MethodStep[] } =>
             })),
         ),
       }
-    : {};
+    : dir
+      ? { steps: loadMethodSteps(METHOD_VERSION, dir) }
+      : {};
+
+/** The bare aggregate over every fact: what a cold generation is measured against. */
+async function bareAggregate(db: Kysely<Schema>) {
+  const t = performance.now();
+  const bare = await sql`select to_id, sum(value) from transfers group by to_id`.execute(db);
+  return { bareMs: performance.now() - t, bareGroups: bare.rows.length };
+}
+
+/** The cold generation (generation 1 when no other exists) over the loaded facts, as of AS_OF. */
+async function coldGeneration(db: Kysely<Schema>, snapshotId: bigint, dir?: string) {
+  const cold = stepLogger();
+  const t = performance.now();
+  const generation = await computeGeneration(db, {
+    runSeq: 1n,
+    asOf: { number: AS_OF_BLOCK, hash: `0x${'ab'.repeat(32)}`, timestamp: AS_OF_TS },
+    catalogSnapshotId: snapshotId,
+    sources: [],
+    log: cold.log,
+    ...steps(dir),
+  });
+  return { generation, coldMs: performance.now() - t, coldSteps: cold.steps };
+}
+
+/**
+ * COLD_RUNS: back to the state right after the load, no generation and empty derived tables
+ * (truncated: what a first run on loaded facts finds), for another cold run.
+ */
+async function emptyDerived(db: Kysely<Schema>) {
+  await sql`delete from published_pointer`.execute(db);
+  await sql`delete from generations`.execute(db);
+  await sql.raw(`truncate ${DERIVED_TABLES.join(', ')}`).execute(db);
+  await sql`vacuum analyze generations`.execute(db);
+}
+
+/** COLD_RUNS more cold generations (after the first, unless REUSE); every other one on COLD_AB_SQL. */
+async function moreColdRuns(db: Kysely<Schema>, snapshotId: bigint, from: number) {
+  const runs: { sql: string; bare_aggregate_s: number; cold_s: number; ratio: number }[] = [];
+  let generation = 0;
+  for (let run = from; run <= COLD_RUNS; run++) {
+    await emptyDerived(db);
+    const dir = COLD_AB_SQL && run % 2 === 0 ? COLD_AB_SQL : undefined;
+    const { bareMs } = await bareAggregate(db);
+    const cold = await coldGeneration(db, snapshotId, dir);
+    generation = cold.generation;
+    runs.push({
+      sql: dir ?? 'branch',
+      bare_aggregate_s: s(bareMs),
+      cold_s: s(cold.coldMs),
+      ratio: +(cold.coldMs / bareMs).toFixed(1),
+    });
+    console.error(
+      `cold run ${run} (${dir ?? 'branch'}): bare ${s(bareMs)} s, cold ${s(cold.coldMs)} s`,
+      cold.coldSteps,
+    );
+  }
+  if (generation) await publishGeneration(db, generation);
+  return { runs, generation };
+}
 
 /**
  * The load and the cold generation, published; returns the generation and the catalog snapshot.
@@ -189,34 +266,21 @@ export async function loadAndCompute(db: Kysely<Schema>, backend: string) {
   const loadMs = performance.now() - t0;
   console.error(`load ${s(loadMs)} s`);
 
-  const t1 = performance.now();
-  const bare = await sql`select to_id, sum(value) from transfers group by to_id`.execute(db);
-  const bareMs = performance.now() - t1;
-
-  const cold = stepLogger();
-  const t2 = performance.now();
-  const generation = await computeGeneration(db, {
-    runSeq: 1n,
-    asOf: { number: AS_OF_BLOCK, hash: `0x${'ab'.repeat(32)}`, timestamp: AS_OF_TS },
-    catalogSnapshotId: snapshot.snapshot_id,
-    sources: [],
-    log: cold.log,
-    ...steps(),
-  });
-  const coldMs = performance.now() - t2;
+  const { bareMs, bareGroups } = await bareAggregate(db);
+  const { generation, coldMs, coldSteps } = await coldGeneration(db, snapshot.snapshot_id);
   const t3 = performance.now();
   await publishGeneration(db, generation);
   const publishMs = performance.now() - t3;
-  console.error(`cold ${s(coldMs)} s`, cold.steps);
+  console.error(`cold ${s(coldMs)} s`, coldSteps);
   return {
     generation,
     snapshotId: snapshot.snapshot_id,
     loadMs,
     bareMs,
-    bareGroups: bare.rows.length,
+    bareGroups,
     coldMs,
     publishMs,
-    coldSteps: cold.steps,
+    coldSteps,
   };
 }
 
@@ -259,8 +323,11 @@ async function main() {
   await migrate(db);
 
   const first = reused ? await reuse(db) : await loadAndCompute(db, database.backend);
-  const { generation, coldSteps } = first;
+  const { coldSteps } = first;
   const snapshot = { snapshot_id: first.snapshotId };
+  const coldOnly = Boolean(reused && process.env.COLD_RUNS);
+  const more = COLD_RUNS > 1 || coldOnly ? await moreColdRuns(db, first.snapshotId, coldOnly ? 1 : 2) : undefined;
+  const generation = more?.generation ?? first.generation;
   // the steady runs a reused schema already had (generation 1 is the cold one)
   const before = reused ? generation - 1 : 0;
 
@@ -269,7 +336,7 @@ async function main() {
   const steadyMs: number[] = [];
   const steadySteps: Record<string, number>[] = [];
   let last = generation;
-  for (let run = before + 1; run <= before + STEADY_RUNS; run++) {
+  for (let run = before + 1; run <= before + (coldOnly ? 0 : STEADY_RUNS); run++) {
     const base = AS_OF_BLOCK + BigInt(run - 1) * 4500n;
     await loadPayments(
       db,
@@ -349,6 +416,8 @@ async function main() {
     cold_s: seconds(first.coldMs),
     publish_s: seconds(first.publishMs),
     cold_ratio_to_bare: first.coldMs && first.bareMs ? +(first.coldMs / first.bareMs).toFixed(1) : null,
+    // COLD_RUNS: the cold runs after the first (or all of them, with REUSE), each with its bare aggregate
+    cold_runs: more?.runs ?? null,
     steady_new_payments: perRun,
     steady_runs_s: steadyMs.map(s),
     steady_s: s(sorted[Math.floor((sorted.length - 1) / 2)]!),

@@ -4,8 +4,9 @@
 --
 -- The rows are shared between generations (seller_daily_rows, migration 0016): a row serves the
 -- generations gen_from <= g < gen_to. This run closes the rows of the (seller, day) pairs whose
--- payments changed in step 1a (all of them in a cold run) and of the sellers that left the
--- catalog, and adds the new rows of those pairs from acc_seller_days.
+-- payments changed in step 1a and of the sellers that left the catalog, and adds the new rows of
+-- those pairs from acc_seller_days. A cold run (step 1a's reset) closes every live row and adds
+-- one per row of acc_seller_days, which it has just built whole.
 
 update seller_daily_rows
    set gen_to = (select generation from m_gen)
@@ -43,3 +44,15 @@ select a.seller_address,
   from m_changed_days c
   join acc_seller_days a on a.seller_address = c.seller_address and a.day_start = c.day_start;
 set local enable_nestloop = off;
+
+-- Cold: every (seller, day) of the window, in the primary key's order.
+insert into seller_daily_rows (seller_address, day, payments, revenue_micro, payers, gen_from)
+select a.seller_address,
+       (to_timestamp(a.day_start) at time zone 'UTC')::date,
+       a.payments::int,
+       a.revenue,
+       a.payers::int,
+       (select generation from m_gen)
+  from acc_seller_days a
+ where (select reset from m_acc)
+ order by a.seller_address collate "default", a.day_start;

@@ -14,6 +14,9 @@
 -- facts changed, new sellers, the two edge periods) is computed from m_payments, i.e. the facts.
 -- Partial rows are versioned by generation (gen_from, gen_to): a row is never changed, only
 -- closed (gen_to = this generation) and replaced, so earlier generations keep their periods.
+-- A cold run (a reset, below) closes every live partial and builds all of them, and every
+-- seller's kept lines, in bulk from one grouping of the window's payments ("Cold" below); the
+-- statements that move the partials of a steady run then find nothing to do.
 
 -- One run at a time maintains the partials (a concurrent compute waits here).
 lock table part_state in exclusive mode;
@@ -50,9 +53,10 @@ update part_seller_hours set gen_to = (select generation from m_part)
  where gen_to is null and (select reset from m_part_old);
 update part_hours set gen_to = (select generation from m_part)
  where gen_to is null and (select reset from m_part_old);
-delete from part_sellers where (select reset from m_part_old);
-delete from part_seller_digests where (select reset from m_part_old);
-delete from part_seller_lines where (select reset from m_part_old);
+-- (the work state, not versioned rows: emptied by truncate, which at 10M payments is a gigabyte
+-- less to delete row by row; only this step, which holds part_state's lock, reads them. One line
+-- for bench/method.ts SPLIT_STEPS, as in 01a_window.sql.)
+do $$ begin if (select reset from m_part_old) then truncate part_sellers, part_seller_digests, part_seller_lines; end if; end $$;
 update m_part_old set checked_seq = (select run_seq from m_part), lo = 0, hi = 0, sellers_key = null where reset;
 
 -- (seller, period) whose facts changed since the partials were checked: added or removed by a
@@ -211,6 +215,39 @@ set local enable_nestloop = off;
 
 analyze m_payments;
 
+-- Cold: every closed hour of every seller of the catalog, in one grouping of the window's
+-- payments, inserted in the primary key's order; and each seller's kept lines from the same rows
+-- (a seller with no closed hour keeps the empty text, as a rebuild from no partials gives).
+create temp table m_cold_hours on commit drop as
+select seller_id,
+       period_start,
+       count(*)::int                                               as payments,
+       encode(sha256(convert_to(
+         string_agg(evidence_line, '' order by evidence_line collate "C"), 'UTF8')), 'hex') as sha256
+  from (select seller_id, evidence_line,
+               block_timestamp - block_timestamp % (select p from m_part) as period_start
+          from m_payments
+         where block_timestamp >= (select w1 from m_part)
+           and block_timestamp < (select w2 from m_part)) x
+ where (select reset from m_part_old)
+ group by 1, 2;
+
+insert into part_seller_hours (seller_address, hour_start, payments, sha256, gen_from)
+select c.seller_address, h.period_start, h.payments, h.sha256, (select generation from m_part)
+  from m_cold_hours h
+  join m_catalog_sellers c using (seller_id)
+ order by h.seller_id, h.period_start;
+
+insert into part_seller_lines (seller_address, lines)
+select c.seller_address,
+       coalesce(string_agg(h.period_start || ':' || h.payments || ':' || h.sha256 || E'\n', '' order by h.period_start), '')
+  from m_catalog_sellers c
+  left join m_cold_hours h using (seller_id)
+ where (select reset from m_part_old)
+ group by c.seller_id, c.seller_address
+ order by c.seller_id;
+
+-- Steady: the hours to build beside the live partials.
 -- Build the missing closed periods: all of them for a seller without partials, else those
 -- outside the old range [lo, hi) and those whose facts changed. The test is on each payment,
 -- before grouping, so that a period is sorted only when it is built.
@@ -227,10 +264,11 @@ select c.seller_address, b.period_start, b.payments, b.sha256, (select generatio
                   from m_payments
                  where block_timestamp >= (select w1 from m_part)
                    and block_timestamp < (select w2 from m_part)) x
-         where seller_id in (select seller_id from m_build_sellers)
-            or period_start < (select lo from m_part_old)
-            or period_start >= (select hi from m_part_old)
-            or (seller_id, period_start) in (select seller_id, period_start from m_changed_ids)
+         where not (select reset from m_part_old)
+           and (seller_id in (select seller_id from m_build_sellers)
+                or period_start < (select lo from m_part_old)
+                or period_start >= (select hi from m_part_old)
+                or (seller_id, period_start) in (select seller_id, period_start from m_changed_ids))
          group by 1, 2) b
   join m_catalog_sellers c using (seller_id)
 returning seller_address, hour_start, payments, sha256)
@@ -301,7 +339,7 @@ analyze m_digest_touched;
 -- and closed at its end (after every live hour: hi is the old range's end), the text is cut and
 -- appended to; anything else (changed facts, a seller new to the partials, a range that went
 -- back, a seller whose digest is composed but whose lines are missing) rebuilds it from the live
--- partials.
+-- partials. (A cold run built every seller's lines above: nothing is cut, appended or rebuilt.)
 delete from part_seller_lines where seller_address in (select seller_address from m_gone_sellers);
 
 create temp table m_lines_rebuild on commit drop as
@@ -335,6 +373,7 @@ select r.seller_address,
        coalesce(string_agg(h.hour_start || ':' || h.payments || ':' || h.sha256 || E'\n', '' order by h.hour_start), '')
   from m_lines_rebuild r
   left join part_seller_hours h on h.seller_address = r.seller_address collate "default" and h.gen_to is null
+ where not (select reset from m_part_old)
  group by r.seller_address
     on conflict (seller_address) do update set lines = excluded.lines;
 
