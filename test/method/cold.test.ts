@@ -151,8 +151,9 @@ async function resetAll(t: TestDatabase) {
   for (const table of [
     'generations',
     ...DERIVED_TABLES,
-    'usdc_transfers',
-    'usdc_authorizations',
+    'transfers',
+    'blocks',
+    'addresses',
     'catalog_snapshots',
     'seller_coverage',
   ]) {
