@@ -34,6 +34,7 @@ import { pino } from 'pino';
 import { openDatabase } from '../src/db/index.ts';
 import { migrate } from '../src/db/migrate.ts';
 import type { Schema } from '../src/db/schema.ts';
+import { relationSizes, vacuumSchema } from '../src/db/relation-sizes.ts';
 import { createScratchSchema } from '../src/db/scratch-schema.ts';
 import { createStagingTables, kyselyRunner, loadFacts } from '../src/db/load-facts.ts';
 import {
@@ -401,6 +402,10 @@ async function main() {
     .executeTakeFirstOrThrow();
   clearInterval(sampler);
   const sorted = [...steadyMs].sort((a, b) => a - b);
+  // Issue 21's storage figure: every table of the schema (facts, catalog, work state, published
+  // rows) after the steady runs and a VACUUM, per payment of the last generation's window.
+  await vacuumSchema(db);
+  const storedBytes = (await relationSizes(db)).reduce((sum, r) => sum + r.totalBytes, 0n);
   const result = {
     backend: database.backend,
     payments: PAYMENTS,
@@ -421,6 +426,10 @@ async function main() {
     steady_new_payments: perRun,
     steady_runs_s: steadyMs.map(s),
     steady_s: s(sorted[Math.floor((sorted.length - 1) / 2)]!),
+    steady_median_s: steadyMs.length ? s(sorted[Math.floor((sorted.length - 1) / 2)]!) : null,
+    steady_max_s: steadyMs.length ? s(sorted.at(-1)!) : null,
+    bytes_per_payment: Number(check.payments) ? Math.round(Number(storedBytes) / Number(check.payments)) : null,
+    disk_gb: +(Number(storedBytes) / 1e9).toFixed(3),
     steady_ratio_to_cold: first.coldMs
       ? +(sorted[Math.floor((sorted.length - 1) / 2)]! / first.coldMs).toFixed(4)
       : null,

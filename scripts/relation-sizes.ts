@@ -11,7 +11,7 @@
  */
 import { sql } from 'kysely';
 import { openDatabase } from '../src/db/index.ts';
-import { relationSizes } from '../src/db/relation-sizes.ts';
+import { relationSizes, vacuumSchema } from '../src/db/relation-sizes.ts';
 
 const url = process.env.DATABASE_URL;
 let databaseUrl = url;
@@ -23,11 +23,7 @@ if (url && process.env.SCHEMA) {
 const database = await openDatabase({ databaseUrl, dataDir: url ? undefined : (process.env.DATA_DIR ?? './.data') });
 try {
   const { db } = database;
-  if (process.env.VACUUM) {
-    const { rows } = await sql<{ t: string }>`
-      select tablename as t from pg_tables where schemaname = current_schema() order by 1`.execute(db);
-    for (const r of rows) await sql`vacuum analyze ${sql.table(r.t)}`.execute(db);
-  }
+  if (process.env.VACUUM) await vacuumSchema(db);
   const sizes = await relationSizes(db);
   // (a schema the migrations have not built has no published generation: no per-payment column)
   const migrated = sizes.some((r) => r.name === 'published_pointer');
