@@ -6,6 +6,7 @@ import { backends, freshDatabase } from '../helpers/db.ts';
 import { blockHash, insertCatalog, insertTransfers, type FixtureTransfer } from '../helpers/facts.ts';
 import { computeGeneration, DERIVED_TABLES, forgetDerivedState } from '../../src/method/index.ts';
 import { compareGenerationRows, formatDifference, readGenerationRows } from '../../src/publish/index.ts';
+import { resetHistory } from './setup.ts';
 
 /**
  * The bulk cold path (sql/method/01a_window.sql, 2.0.0/01b_digests.sql and 06_seller_daily.sql
@@ -90,7 +91,7 @@ function transfersOf(pays: Pay[]): FixtureTransfer[] {
     const from = p.self ? SELLERS[p.seller]! : PAYERS[p.payer]!;
     return {
       tx: `0x${(i + 1).toString(16).padStart(64, '0')}`,
-      logIndex: 2,
+      logIndex: 2 + i, // one log index per transfer: a block's logs have distinct indexes ((block_id, log_index) is the key)
       block: blockAt(ts, BigInt(p.k)),
       ts,
       from,
@@ -145,25 +146,6 @@ const historyArb: fc.Arbitrary<History> = fc.record({
   advance: fc.constantFrom(-3_600, 0, 1, 1_799, 1_800, 3_600, 5_400, 86_400),
   seq2: fc.constantFrom(2, 3),
 });
-
-/** Empties a database of generations, derived state and facts, and covers every seller. */
-async function resetAll(t: TestDatabase) {
-  for (const table of [
-    'generations',
-    ...DERIVED_TABLES,
-    'transfers',
-    'blocks',
-    'addresses',
-    'catalog_snapshots',
-    'seller_coverage',
-  ]) {
-    await sql`delete from ${sql.table(table)}`.execute(t.db);
-  }
-  await t.db
-    .insertInto('seller_coverage')
-    .values(SELLERS.map((s) => ({ seller_address: s, from_block: 0n, from_ts: 0n, to_block: 10n ** 15n })))
-    .execute();
-}
 
 /** Accumulators and partials exact for the empty window (0, 0] at seq 0: the next run starts from nothing. */
 async function fromNothing(t: TestDatabase) {
@@ -229,7 +211,7 @@ async function runBoth(bulk: TestDatabase, old: TestDatabase, h: History) {
   const transfers = transfersOf(h.pays);
   const snapshots: bigint[] = [];
   for (const t of [bulk, old]) {
-    await resetAll(t);
+    await resetHistory(t.db, SELLERS);
     await insertTransfers(t.db, transfers);
     snapshots.push(
       await insertCatalog(
