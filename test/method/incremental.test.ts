@@ -6,6 +6,7 @@ import { compareGenerationRows, formatDifference, readGenerationRows } from '../
 import { backends, freshDatabase, type TestDatabase } from '../helpers/db.ts';
 import { writeFactRows } from '../../src/db/load-facts.ts';
 import { blockHash, insertCatalog, insertTransfers, type FixtureTransfer } from '../helpers/facts.ts';
+import { resetHistory } from './setup.ts';
 
 /**
  * Property: an incremental generation (method 2.0.0 reusing the hour partials of earlier runs)
@@ -69,24 +70,6 @@ const stepArb: fc.Arbitrary<Step> = fc.record({
   kill: sometimes(fc.constantFrom('inputs', 'digests', 'sellers', 'market_daily'), 1, 5),
 });
 
-async function resetFacts(t: TestDatabase) {
-  for (const table of [
-    'generations',
-    ...DERIVED_TABLES,
-    'transfers',
-    'blocks',
-    'addresses',
-    'catalog_snapshots',
-    'seller_coverage',
-  ]) {
-    await sql`delete from ${sql.table(table)}`.execute(t.db);
-  }
-  await t.db
-    .insertInto('seller_coverage')
-    .values(SELLERS.map((s) => ({ seller_address: s, from_block: 0n, from_ts: 0n, to_block: 10n ** 15n })))
-    .execute();
-}
-
 /**
  * Computes from scratch (forgetDerivedState: the run rebuilds every derived table from the
  * facts), reads both generations, then puts the incremental derived tables (DERIVED_TABLES) back
@@ -108,7 +91,7 @@ async function fromScratch(t: TestDatabase, incremental: number, compute: () => 
 }
 
 async function runHistory(t: TestDatabase, steps: Step[]) {
-  await resetFacts(t);
+  await resetHistory(t.db, SELLERS);
   let seq = 0n;
   let tx = 0;
   let asOfTs = T0 + WINDOW + 1_800n;
