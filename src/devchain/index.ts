@@ -58,3 +58,17 @@ export {
 export { startDemoChain, readCatalogItems, DEMO_CATALOG_PATH, type DemoChain } from './demo-chain.ts';
 export { DEMO_FARM_ADDRESS, DEMO_FARM_LISTINGS, demoCatalogItems } from './demo-catalog.ts';
 export { createRng, type Rng } from './prng.ts';
+export {
+  batchSettlementAbi,
+  exactProxyAbi,
+  installX402Contracts,
+  PERMIT2_DEPOSIT_COLLECTOR_ADDRESS,
+  STAND_IN_BUILD_PATH,
+  STAND_IN_NAMES,
+  standInBuild,
+  uptoProxyAbi,
+  X402_CONTRACTS,
+  X402_TOPIC0,
+  type StandInBuild,
+  type X402ContractKey,
+} from './x402-contracts.ts';
