@@ -13,6 +13,8 @@ COPY bin ./bin
 COPY src ./src
 COPY sql ./sql
 COPY fixtures ./fixtures
+# The compiled x402 stand-in contracts the local demo chain can place (src/devchain/x402-contracts.ts).
+COPY contracts ./contracts
 USER node
 ENTRYPOINT ["node", "bin/x402-tally.js"]
 CMD ["--help"]
