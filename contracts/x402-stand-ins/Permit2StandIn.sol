@@ -6,9 +6,10 @@ pragma solidity 0.8.28;
 ///         proxies and the Permit2 deposit collector make (`permitTransferFrom`,
 ///         `permitWitnessTransferFrom`), from Permit2's published interface (ISignatureTransfer): the
 ///         same function signatures, EIP-712 domain ("Permit2", chainId, verifyingContract), type
-///         strings, unordered nonces and checks, so a payer's real Permit2 signature is accepted here
-///         exactly when it would be there. Written for x402-tally's tests; no AllowanceTransfer part,
-///         no EIP-1271 (smart-wallet) signatures. Tests place it at 0x000000000022d473030f116ddee9f6b43ac78ba3.
+///         strings, unordered nonces and checks, so an account's 65-byte Permit2 signature is accepted
+///         here when it would be there. Written for x402-tally's tests; no AllowanceTransfer part, no
+///         EIP-1271 (smart-wallet) or 64-byte compact signatures. Tests place it at
+///         0x000000000022d473030f116ddee9f6b43ac78ba3.
 contract Permit2StandIn {
     struct TokenPermissions {
         address token;
