@@ -1,8 +1,15 @@
 -- Loads the rows of x402_load_blocks and x402_load_transfers (sql/store/stage.sql) into the
--- compact fact tables (migration 0023): three statements, run in order in the caller's
+-- compact fact tables (migrations 0025, 0027): four statements, run in order in the caller's
 -- transaction (src/db/load-facts.ts), each seeing what the one before wrote and what concurrent
 -- writers committed. The sync (store_chunk.sql), the copy from the old tables
 -- (src/db/compact-copy.ts) and the tests' fact writers all store facts through here.
+
+-- 0. The partitions of `blocks` and `transfers` (migration 0027) that the rows need, when missing.
+-- The sync creates them first in its chunk's transaction (src/db/load-facts.ts,
+-- coverFactPartitions: before the transaction touches a fact table, so two chunks creating
+-- partitions cannot deadlock); then this finds them all and takes no lock. It is here so that no
+-- writer can miss it. (The copy of migration 0025's rows runs before 0027 and skips it.)
+select fact_partitions_cover(array(select n from x402_load_blocks union select n from x402_load_transfers));
 
 -- 1. New addresses, in byte order (concurrent writers take the unique index's locks in one
 -- order). Only absent ones are offered, so the identity is not spent on addresses already there.

@@ -138,7 +138,7 @@ async function copyBatch(trx: Kysely<any>, batchTransfers: number): Promise<Copy
         'the copy stopped before its batch',
       { details: { transfer: `${bad.tx}:${bad.li}`, value: bad.v } },
     );
-  const stored = await loadFacts(run);
+  const stored = await loadFacts(run, { beforePartitions: true }); // (this copy runs before migration 0027)
   await sql`update compact_copy set next_block = ${hi.toString()}`.execute(trx);
   return { nextBlock: hi, topBlock: BigInt(top), transfers: stored.transfers };
 }

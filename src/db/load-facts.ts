@@ -24,6 +24,10 @@ const statementsOf = (file: string) =>
     .filter((s) => s.split('\n').some((line) => line.trim() !== '' && !line.trim().startsWith('--')));
 const STAGE = statementsOf('stage.sql');
 const LOAD_FACTS = statementsOf('load_facts.sql');
+// Its first statement creates the partitions the load tables' rows need (migration 0027).
+const [COVER_PARTITIONS, ...LOAD_ROWS] = LOAD_FACTS;
+if (!COVER_PARTITIONS?.includes('fact_partitions_cover('))
+  throw new Error('sql/store/load_facts.sql must begin with the statement that creates the partitions');
 
 /** Creates this session's staging and load tables when missing (sql/store/stage.sql). */
 export async function createStagingTables(run: RunStatement): Promise<void> {
@@ -31,17 +35,40 @@ export async function createStagingTables(run: RunStatement): Promise<void> {
 }
 
 /**
+ * Creates the partitions of `blocks` and `transfers` that hold these block numbers, when missing
+ * (the function `fact_partitions_cover` of migration 0027). Run it FIRST in a transaction that
+ * then stores facts, before the transaction reads or writes a fact table: creating a partition
+ * locks its parent exclusively until commit, and two transactions that each held a lock on the
+ * parent while waiting for that lock would deadlock. When every partition exists it is one catalog
+ * lookup per distinct range, and takes no lock.
+ */
+export async function coverFactPartitions(
+  run: RunStatement,
+  blockNumbers: readonly (bigint | number | string)[],
+): Promise<void> {
+  if (blockNumbers.length === 0) return;
+  const ranges = [...new Set(blockNumbers.map((n) => n.toString()))];
+  await run('select fact_partitions_cover($1::int8[])', [ranges]);
+}
+
+/**
  * Moves the rows of `x402_load_blocks` and `x402_load_transfers` into `addresses`, `blocks` and
- * `transfers` (sql/store/load_facts.sql), in the caller's transaction. A block version with the
+ * `transfers` (sql/store/load_facts.sql), in the caller's transaction, first creating the
+ * partitions they need (see coverFactPartitions; `beforePartitions`: the copy of migration
+ * 0025's rows, which runs before migration 0027 made the tables partitioned). A block version with the
  * same number, hash, time and seqs is reused, else added; safe against concurrent writers of the
  * same versions. Returns the transfers stored and how many of them are paired (class 1). Throws
  * a TemporaryError, and the caller's transaction must roll back, when a transfer found no block
  * version (a concurrent writer stored another hash at its block number: the chain moved under
  * the run; the next run reads it again).
  */
-export async function loadFacts(run: RunStatement): Promise<{ transfers: number; authorized: number }> {
+export async function loadFacts(
+  run: RunStatement,
+  options: { beforePartitions?: boolean } = {},
+): Promise<{ transfers: number; authorized: number }> {
   let last: Record<string, unknown> | undefined;
-  for (const statement of LOAD_FACTS) last = (await run(statement)).rows[0];
+  if (!options.beforePartitions) await run(COVER_PARTITIONS!);
+  for (const statement of LOAD_ROWS) last = (await run(statement)).rows[0];
   const unplaced = Number(last?.unplaced ?? 0);
   if (unplaced > 0)
     throw new TemporaryError(
@@ -81,6 +108,10 @@ export async function writeFactRows(db: Kysely<any>, rows: readonly FactRow[]): 
   const col = <T>(f: (r: FactRow) => T) => rows.map(f);
   await db.transaction().execute(async (trx) => {
     const run = kyselyRunner(trx);
+    await coverFactPartitions(
+      run,
+      rows.map((r) => r.block),
+    );
     await createStagingTables(run);
     await sql`
       insert into x402_load_transfers (tx, li, h, n, ts, f, t, v, added, removed, class, pair_li, nonce)

@@ -1,27 +1,37 @@
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
+import { ADDRESS_REFS } from '../db/address-refs.ts';
 import type { Schema } from '../db/schema.ts';
 
 export interface PruneResult {
   /** Generations deleted (published ones past retention, and unpublished leftovers). */
   generations: number[];
   catalogSnapshots: number;
-  /** Chain fact rows deleted because no retained generation can see them any more. */
+  /** Chain fact rows deleted because a reorg removed them before every retained generation's run. */
   removedFacts: number;
+  /**
+   * The partitions of `blocks` and `transfers` dropped because no retained generation reaches
+   * their blocks, by range: the first block number of each (`blocks_from_<n>`, `transfers_from_<n>`).
+   */
+  droppedPartitions: bigint[];
+  /** Addresses deleted because no row refers to them any more (only after a partition was dropped). */
+  addresses: number;
 }
 
 /**
  * Keeps the newest `retain` published generations and deletes the rest with their rows; also
  * deletes generations that were computed but never published and are older than the live one,
- * catalog snapshots that no remaining generation uses (except the newest snapshot), and chain
- * fact rows that a reorg removed before the oldest retained generation's run, and hour partials
- * closed at or before the oldest remaining generation. In one
- * transaction; safe to re-run. Never deletes the live generation.
+ * catalog snapshots that no remaining generation uses (except the newest snapshot), chain fact
+ * rows that a reorg removed before the oldest retained generation's run, and hour partials
+ * closed at or before the oldest remaining generation; then drops the fact partitions no
+ * remaining generation reaches (dropFactPartitions) and, when it dropped one, the addresses
+ * nothing refers to any more. In one transaction; safe to re-run. Never deletes the live
+ * generation.
  */
 export async function pruneGenerations(db: Kysely<Schema>, retain: number): Promise<PruneResult> {
   if (!Number.isInteger(retain) || retain < 1) throw new RangeError('retain must be a positive integer');
   return db.transaction().execute(async (trx) => {
     const live = await trx.selectFrom('published_pointer').select('generation').executeTakeFirst();
-    if (!live) return { generations: [], catalogSnapshots: 0, removedFacts: 0 };
+    if (!live) return { generations: [], catalogSnapshots: 0, removedFacts: 0, droppedPartitions: [], addresses: 0 };
 
     const keep = await trx
       .selectFrom('generations')
@@ -75,10 +85,117 @@ export async function pruneGenerations(db: Kysely<Schema>, retain: number): Prom
         await trx.deleteFrom(table).where('gen_to', '<=', oldest.g).execute();
       }
     }
+    // Last, as they lock the fact tables exclusively until commit (the evidence endpoint waits).
+    const droppedPartitions = await dropFactPartitions(trx);
+    const addresses = droppedPartitions.length > 0 ? await pruneAddresses(trx) : 0;
     return {
       generations: deleted.map((r) => r.generation).sort((a, b) => a - b),
       catalogSnapshots: Number(snapshots.rows[0]?.n ?? 0),
       removedFacts,
+      droppedPartitions,
+      addresses,
     };
   });
+}
+
+/** One range of the fact tables: its partition of `blocks` and of `transfers` (either may be missing). */
+interface FactRange {
+  /** Block ids [from, to). */
+  from: bigint;
+  to: bigint;
+  blocks?: string;
+  transfers?: string;
+}
+
+/** The partitions of `blocks` and `transfers` in this schema, by range, lowest first. */
+async function factRanges(trx: Transaction<Schema>): Promise<FactRange[]> {
+  const { rows } = await sql<{ parent: 'blocks' | 'transfers'; name: string; bound: string }>`
+    select p.relname as parent, c.relname as name, pg_get_expr(c.relpartbound, c.oid) as bound
+      from pg_inherits h
+      join pg_class c on c.oid = h.inhrelid
+      join pg_class p on p.oid = h.inhparent
+      join pg_namespace n on n.oid = p.relnamespace
+     where n.nspname = current_schema()
+       and p.relname in ('blocks', 'transfers')`.execute(trx);
+  const ranges = new Map<string, FactRange>();
+  for (const r of rows) {
+    // FOR VALUES FROM ('a') TO ('b'): migration 0027 makes no other kind of partition
+    const bound = /^FOR VALUES FROM \('?(-?\d+)'?\) TO \('?(-?\d+)'?\)$/.exec(r.bound);
+    if (!bound) throw new Error(`the partition ${r.name} of ${r.parent} has a bound prune does not know: ${r.bound}`);
+    const key = `${bound[1]}:${bound[2]}`;
+    const range = ranges.get(key) ?? { from: BigInt(bound[1]!), to: BigInt(bound[2]!) };
+    range[r.parent] = r.name;
+    ranges.set(key, range);
+  }
+  return [...ranges.values()].sort((a, b) => (a.from < b.from ? -1 : a.from > b.from ? 1 : 0));
+}
+
+/**
+ * Drops (detaches, then drops) every partition pair of `transfers` and `blocks` that is not the
+ * newest and whose blocks all have `block_timestamp < H`, H being the earliest time a remaining
+ * generation reaches: the least `market_from_ts` (the UTC day holding its window start, where its
+ * market days, its evidence rows in `generation_payments` and its audit begin). A partition only
+ * the oldest retained generation still reaches is kept until that generation goes. Block numbers
+ * grow with time, so only facts older than every window go. Then `seller_coverage` moves past the
+ * dropped blocks: a seller covered only below them loses its row, the others start after them
+ * (`from_ts` one second after the latest dropped block), so coverage never claims facts that are
+ * gone, and a later run whose window reaches back there (an older as-of point) backfills them
+ * from the chain (src/sync/index.ts). Returns the first block number of each dropped range.
+ */
+async function dropFactPartitions(trx: Transaction<Schema>): Promise<bigint[]> {
+  const horizon = await trx
+    .selectFrom('generations')
+    .select((eb) => eb.fn.min('market_from_ts').as('ts'))
+    .executeTakeFirst();
+  if (horizon?.ts == null) return [];
+  const h = BigInt(horizon.ts);
+  const ranges = await factRanges(trx);
+  const dropped: bigint[] = [];
+  let coveredFrom: { block: bigint; ts: bigint } | undefined;
+  for (const range of ranges.slice(0, -1)) {
+    // The latest block of the range (its partition's block_timestamp index), and whether a transfer
+    // is left where no block is (none should be: a transfer lives in its block's partition).
+    const { rows } = await sql<{ ts: string | null; orphans: boolean }>`
+      select ${range.blocks ? sql`(select max(block_timestamp) from ${sql.table(range.blocks)})` : sql`null::int8`} as ts,
+             ${range.transfers ? sql`exists (select 1 from ${sql.table(range.transfers)})` : sql`false`} as orphans`.execute(
+      trx,
+    );
+    const latest = rows[0]!.ts === null ? null : BigInt(rows[0]!.ts);
+    if (latest === null ? rows[0]!.orphans : latest >= h) continue;
+    for (const parent of ['transfers', 'blocks'] as const) {
+      const part = range[parent];
+      if (!part) continue;
+      await sql`alter table ${sql.table(parent)} detach partition ${sql.table(part)}`.execute(trx);
+      await sql`drop table ${sql.table(part)}`.execute(trx);
+    }
+    dropped.push(range.from >> 20n);
+    if (latest !== null) coveredFrom = { block: range.to >> 20n, ts: latest + 1n };
+  }
+  if (coveredFrom) {
+    const top = coveredFrom.block.toString();
+    await sql`delete from seller_coverage where to_block < ${top}::int8`.execute(trx);
+    await sql`update seller_coverage
+                 set from_block = ${top}::int8, from_ts = greatest(from_ts, ${coveredFrom.ts.toString()}::int8)
+               where from_block < ${top}::int8`.execute(trx);
+  }
+  return dropped;
+}
+
+/**
+ * Deletes the addresses that no column of ADDRESS_REFS (src/db/address-refs.ts) names. Safe
+ * against the writers of the dictionary because there are none at this point: the store adds
+ * addresses, and hands out their ids, only inside a run (the sync) or `migrate` (the copy), both
+ * under the run lock (src/run/lock.ts) that the run pruning here holds, and the run's method has
+ * written its work state before publishing and pruning. An id is never reused (an identity), so an
+ * address stored again later gets a new id and no stale id can name it.
+ */
+async function pruneAddresses(trx: Transaction<Schema>): Promise<number> {
+  const unreferenced = ADDRESS_REFS.map(
+    ({ table, column }) =>
+      sql`not exists (select 1 from ${sql.table(table)} r where ${sql.ref(`r.${column}`)} = a.address_id)`,
+  );
+  const gone = await sql<{ n: bigint }>`
+    with gone as (delete from addresses a where ${sql.join(unreferenced, sql` and `)} returning 1)
+    select count(*) as n from gone`.execute(trx);
+  return Number(gone.rows[0]?.n ?? 0);
 }

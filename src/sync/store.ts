@@ -7,7 +7,13 @@ import type pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import type { BlockRecord, PaymentLogs } from '../chain/index.ts';
 import { pgPoolOf, type Schema } from '../db/index.ts';
-import { createStagingTables, kyselyRunner, loadFacts, type RunStatement } from '../db/load-facts.ts';
+import {
+  coverFactPartitions,
+  createStagingTables,
+  kyselyRunner,
+  loadFacts,
+  type RunStatement,
+} from '../db/load-facts.ts';
 import { TallyError } from '../lib/errors.ts';
 import { sqlDir } from '../lib/paths.ts';
 
@@ -117,10 +123,18 @@ function arrayLiteral<T>(rows: readonly T[], value: (row: T) => string | number 
   return `{${text}}`;
 }
 
+/** The block numbers a chunk may store facts in: its blocks' and its transfers'. */
+const chunkBlockNumbers = (blocks: readonly BlockRecord[], transfers: PaymentLogs['transfers']) => [
+  ...blocks.map((b) => b.number),
+  ...transfers.map((t) => t.blockNumber),
+];
+
 /**
- * Stores one completed chunk in ONE transaction: its blocks, transfers and authorizations are
- * staged (COPY on Postgres, unnest on PGlite), then sql/store/store_chunk.sql picks what is new
- * (a transfer already stored is left as is), decides rule 3, and advances the sellers' coverage,
+ * Stores one completed chunk in ONE transaction: first the partitions of the fact tables it needs
+ * are created (coverFactPartitions, before anything else locks them), then its blocks, transfers
+ * and authorizations are staged (COPY on Postgres, unnest on PGlite), then
+ * sql/store/store_chunk.sql picks what is new (a transfer already stored is left as is), decides
+ * rule 3, and advances the sellers' coverage,
  * and sql/store/load_facts.sql stores the new transfers and block versions. A run killed before it
  * leaves nothing of the chunk; after it, everything, so a restart resumes at toBlock + 1 without
  * skipping or counting a log twice. Rows are sorted by key so that concurrent chunks take index
@@ -144,6 +158,7 @@ export async function storeChunk(
   const a = (value: (x: (typeof auths)[number]) => string | number | bigint) => arrayLiteral(auths, value);
   return db.transaction().execute(async (trx) => {
     const run = kyselyRunner(trx);
+    await coverFactPartitions(run, chunkBlockNumbers(blocks, transfers));
     await createStagingTables(run);
     await sql`
       insert into x402_stage_blocks
@@ -200,6 +215,7 @@ async function storeChunkByCopy(
     await client.query('begin');
     try {
       const run: RunStatement = (text, params) => client.query(text, params ? [...params] : undefined);
+      await coverFactPartitions(run, chunkBlockNumbers(rows.blocks, rows.transfers));
       await createStagingTables(run);
       await copyInto(
         client,

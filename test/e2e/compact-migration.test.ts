@@ -117,10 +117,15 @@ describe.each(backends())('the move to the compact fact layout on $backend', ({ 
     expect(applied.map((v) => loadMigrations().find((m) => m.version === v)!.name)).toEqual([
       'compact_facts',
       'compact_switch',
+      'fact_partitions',
     ]);
     for (const old of ['usdc_transfers', 'usdc_authorizations', 'chain_blocks', 'compact_copy'])
       expect(await tableExists(database.db, old)).toBe(false);
     expect(await copied(database.db)).toBe(OLD_TRANSFERS);
+    // migration 0027 moved the copied rows into partitions of the fact tables
+    const { rows: parts } = await sql<{ n: number }>`
+      select count(*)::int4 as n from pg_inherits where inhparent = 'transfers'::regclass`.execute(database.db);
+    expect(parts[0]!.n).toBeGreaterThan(0);
     const after = await serveAll(database.db);
     expect(mismatches(after.served)).toEqual([]);
     expect(after.metaStatus).toBe(200);
@@ -144,7 +149,7 @@ describe.each(backends())('the move to the compact fact layout on $backend', ({ 
     const first = await copied(database.db);
     expect(first).toBeGreaterThanOrEqual(8);
     expect(first).toBeLessThan(OLD_TRANSFERS);
-    expect((await schemaStatus(database.db)).pending.map((m) => m.name)).toEqual(['compact_switch']);
+    expect((await schemaStatus(database.db)).pending.map((m) => m.name)).toEqual(['compact_switch', 'fact_partitions']);
     // Meanwhile the old layout is still what is served.
     expect(mismatches((await serveAll(database.db)).served)).toEqual([]);
 
@@ -165,7 +170,7 @@ describe.each(backends())('the move to the compact fact layout on $backend', ({ 
     expect(isTemporary(error)).toBe(true);
     expect((error as Error).message).toContain('x402-tally migrate');
     expect(await copied(database.db)).toBe(0);
-    expect((await schemaStatus(database.db)).pending.map((m) => m.name)).toEqual(['compact_switch']);
+    expect((await schemaStatus(database.db)).pending.map((m) => m.name)).toEqual(['compact_switch', 'fact_partitions']);
     expect(mismatches((await serveAll(database.db)).served)).toEqual([]);
   });
 

@@ -1,0 +1,20 @@
+/**
+ * Every (table, column) that holds an `addresses.address_id`: the exhaustive list of what refers
+ * to the addresses dictionary (docs/data-model.md, "The addresses dictionary, bounded").
+ * `pruneGenerations` (src/publish/prune.ts) deletes the addresses that none of these columns
+ * names, so a column missing here would lose its addresses: `src/db/address-refs.test.ts` fails
+ * when a table of the schema has an integer `*_id` column (or a foreign key to `addresses`) that
+ * is neither listed here nor in its list of ids that are not address ids.
+ *
+ * Adding a column that refers to addresses: one line here (the table with the column, not a view;
+ * a partitioned table, not its partitions). Nothing else changes.
+ */
+export interface AddressRef {
+  readonly table: string;
+  readonly column: string;
+}
+
+export const ADDRESS_REFS: readonly AddressRef[] = [
+  { table: 'transfers', column: 'from_id' },
+  { table: 'transfers', column: 'to_id' },
+];
