@@ -54,10 +54,20 @@ select (select catalog_snapshot_id from m_gen),
  where not exists (select 1 from catalog_snapshot_sellers s where s.snapshot_id = (select catalog_snapshot_id from m_gen))
     on conflict do nothing;
 
+-- Each seller's address id (migration 0028: the work state is keyed by it), resolved once here
+-- from the text by the index addresses_text. seller_ord is the snapshot's number (address byte
+-- order: the rank's tie-break). A seller no stored transfer names has no addresses row, so no id
+-- (null): it has no payment, and the steps read it as unpaid. The method adds no address: the
+-- facts' loader (sql/store/load_facts.sql) is their only writer.
 create temp table m_catalog_sellers on commit drop as
-select seller_id, seller_address, listing_count, categories
-  from catalog_snapshot_sellers
- where snapshot_id = (select catalog_snapshot_id from m_gen);
+select s.seller_id                    as seller_ord,
+       a.address_id                   as seller_id,
+       s.seller_address,
+       s.listing_count,
+       s.categories
+  from catalog_snapshot_sellers s
+  left join addresses a on '0x' || encode(a.address, 'hex') = s.seller_address collate "default"
+ where s.snapshot_id = (select catalog_snapshot_id from m_gen);
 
 analyze m_catalog_sellers;
 
