@@ -141,11 +141,12 @@ select c.seller_id,
 
 -- Steady: move the accumulators by the payments that entered or left the window.
 
--- (with its text, by which step 6 closes the seller's daily rows: its addresses row)
+-- (with its text, by which step 6 closes the seller's daily rows: its addresses row, looked up
+-- by id for each of the few removed sellers)
 create temp table m_removed_sellers on commit drop as
-select a.seller_id, '0x' || encode(x.address, 'hex') as seller_address
+select a.seller_id,
+       (select '0x' || encode(x.address, 'hex') from addresses x where x.address_id = a.seller_id) as seller_address
   from acc_sellers a
-  left join addresses x on x.address_id = a.seller_id
  where not exists (select 1 from m_catalog_sellers c where c.seller_id = a.seller_id);
 
 create temp table m_added_sellers on commit drop as

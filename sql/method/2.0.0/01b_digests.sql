@@ -92,10 +92,15 @@ select c.seller_id
    and not exists (select 1 from part_sellers p where p.seller_id = c.seller_id);
 
 create temp table m_gone_sellers on commit drop as
-select p.seller_id, '0x' || encode(a.address, 'hex') as seller_address
+select p.seller_id,
+       (select '0x' || encode(a.address, 'hex') from addresses a where a.address_id = p.seller_id) as seller_address
   from part_sellers p
-  left join addresses a on a.address_id = p.seller_id
  where not exists (select 1 from m_catalog_sellers c where c.seller_id = p.seller_id);
+
+-- (none, or a few, in a steady run: the planner must know, or it hashes every transfer of the
+-- window to join the new sellers' payments below instead of looking them up by seller_id)
+analyze m_build_sellers;
+analyze m_gone_sellers;
 
 -- The changed (seller, period) pairs of catalog sellers, with the seller's text.
 create temp table m_changed_ids on commit drop as
