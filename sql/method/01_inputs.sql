@@ -54,10 +54,28 @@ select (select catalog_snapshot_id from m_gen),
  where not exists (select 1 from catalog_snapshot_sellers s where s.snapshot_id = (select catalog_snapshot_id from m_gen))
     on conflict do nothing;
 
+-- Each seller's address id (migration 0028: the work state is keyed by it), resolved once here,
+-- by the index addresses_text on the address's text: one lookup per catalog seller, which costs
+-- the same however many addresses the facts hold (a hash join would encode every one of them).
+-- seller_ord is the snapshot's number (address byte order: the rank's tie-break). A seller no
+-- stored transfer names has no addresses row, so no id (null): it has no payment, and the steps
+-- read it as unpaid. The method adds no address: the facts' loader (sql/store/load_facts.sql) is
+-- their only writer.
+set local enable_nestloop = on;
+set local enable_hashjoin = off;
+set local enable_mergejoin = off;
 create temp table m_catalog_sellers on commit drop as
-select seller_id, seller_address, listing_count, categories
-  from catalog_snapshot_sellers
- where snapshot_id = (select catalog_snapshot_id from m_gen);
+select s.seller_id                    as seller_ord,
+       a.address_id                   as seller_id,
+       s.seller_address,
+       s.listing_count,
+       s.categories
+  from catalog_snapshot_sellers s
+  left join addresses a on '0x' || encode(a.address, 'hex') = s.seller_address collate "default"
+ where s.snapshot_id = (select catalog_snapshot_id from m_gen);
+set local enable_nestloop = off;
+set local enable_hashjoin = on;
+set local enable_mergejoin = on;
 
 analyze m_catalog_sellers;
 

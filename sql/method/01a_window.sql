@@ -1,5 +1,6 @@
 -- Method step 1a (1.0.0 and 2.0.0): the window's accumulators (migration 0016), moved from the
 -- window of the previous run to this generation's. Steps 2 and 6 read the numbers from them.
+-- They name sellers and payers by address id (seller_id, payer_id: migration 0028), never by text.
 --
 -- Incremental (docs/METHOD.md 2.10). The accumulators hold exactly the verified payments of one
 -- window: visible at seq s0, block_timestamp in (ws0, ts0], block_number <= b0, paid to a seller
@@ -52,12 +53,12 @@ analyze m_acc;
 -- bench/method.ts SPLIT_STEPS, which splits statements at `;` + newline, keeps it whole.)
 do $$ begin if (select reset from m_acc) then truncate acc_sellers, acc_values, acc_payers, acc_day_payers, acc_seller_days; end if; end $$;
 
--- The window's verified payments to sellers of the catalog, read once (by seller_id: grouping
--- and sorting by an integer is cheaper than by the address, and seller_id order is address order).
+-- The window's verified payments to sellers of the catalog, read once, by address ids (grouping
+-- and sorting by an integer is cheaper than by the address).
 create temp table m_window on commit drop as
-select c.seller_id, t.payer collate "C" as payer, t.value, t.block_timestamp, t.block_number
+select t.seller_id, t.payer_id, t.value, t.block_timestamp, t.block_number
   from verified_transfers t
-  join m_catalog_sellers c on c.seller_address = t.seller_address
+  join m_catalog_sellers c on c.seller_id = t.seller_id
  cross join m_acc a
  where (select reset from m_acc)
    and t.block_timestamp > a.ws1
@@ -69,34 +70,30 @@ analyze m_window;
 
 -- Payers per seller and UTC day, and their roll-ups: per seller and payer, per seller and day.
 create temp table m_window_day_payers on commit drop as
-select seller_id, block_timestamp - block_timestamp % 86400 as day_start, payer, count(*) as n, sum(value) as total
+select seller_id, block_timestamp - block_timestamp % 86400 as day_start, payer_id, count(*) as n, sum(value) as total
   from m_window
  group by 1, 2, 3;
 
-insert into acc_day_payers (seller_address, day_start, payer, n, total)
-select c.seller_address, d.day_start, d.payer, d.n, d.total
-  from m_window_day_payers d
-  join m_catalog_sellers c using (seller_id)
- order by d.seller_id, d.day_start, d.payer;
+insert into acc_day_payers (seller_id, day_start, payer_id, n, total)
+select seller_id, day_start, payer_id, n, total
+  from m_window_day_payers
+ order by seller_id, day_start, payer_id;
 
-insert into acc_seller_days (seller_address, day_start, payments, revenue, payers)
-select c.seller_address, d.day_start, d.payments, d.revenue, d.payers
-  from (select seller_id, day_start, sum(n)::bigint as payments, sum(total) as revenue, count(*) as payers
-          from m_window_day_payers
-         group by 1, 2) d
-  join m_catalog_sellers c using (seller_id)
- order by d.seller_id, d.day_start;
+insert into acc_seller_days (seller_id, day_start, payments, revenue, payers)
+select seller_id, day_start, sum(n)::bigint, sum(total), count(*)
+  from m_window_day_payers
+ group by 1, 2
+ order by 1, 2;
 
 create temp table m_window_payers on commit drop as
-select seller_id, payer, sum(n)::bigint as n, sum(total) as total
+select seller_id, payer_id, sum(n)::bigint as n, sum(total) as total
   from m_window_day_payers
  group by 1, 2;
 
-insert into acc_payers (seller_address, payer, n, total)
-select c.seller_address, p.payer, p.n, p.total
-  from m_window_payers p
-  join m_catalog_sellers c using (seller_id)
- order by p.seller_id, p.payer;
+insert into acc_payers (seller_id, payer_id, n, total)
+select seller_id, payer_id, n, total
+  from m_window_payers
+ order by seller_id, payer_id;
 
 -- The histogram of values (for the lower median).
 create temp table m_window_values on commit drop as
@@ -104,18 +101,18 @@ select seller_id, value, count(*) as n
   from m_window
  group by 1, 2;
 
-insert into acc_values (seller_address, value, n)
-select c.seller_address, v.value, v.n
-  from m_window_values v
-  join m_catalog_sellers c using (seller_id)
- order by v.seller_id, v.value;
+insert into acc_values (seller_id, value, n)
+select seller_id, value, n
+  from m_window_values
+ order by seller_id, value;
 
--- Every seller of the catalog, paid or not: counts and sums, payers (one row of acc_payers each)
--- and the top payer's sum, the lower median (the smallest value whose running count reaches half
--- the payments, as below), the first and last payment (one chain: time grows with the block).
-insert into acc_sellers (seller_address, payments, revenue, payers, top_sum, median,
+-- Every seller of the catalog with an address id, paid or not: counts and sums, payers (one row
+-- of acc_payers each) and the top payer's sum, the lower median (the smallest value whose running
+-- count reaches half the payments, as below), the first and last payment (one chain: time grows
+-- with the block). (A seller without an id has no payment: step 2 reads it as unpaid.)
+insert into acc_sellers (seller_id, payments, revenue, payers, top_sum, median,
                          first_ts, last_ts, first_block, last_block)
-select c.seller_address,
+select c.seller_id,
        coalesce(w.payments, 0),
        coalesce(w.revenue, 0),
        coalesce(p.payers, 0),
@@ -139,19 +136,24 @@ select c.seller_address,
               where 2 * cum >= payments
               group by 1) m using (seller_id)
  where (select reset from m_acc)
+   and c.seller_id is not null
  order by c.seller_id;
 
 -- Steady: move the accumulators by the payments that entered or left the window.
 
+-- (with its text, by which step 6 closes the seller's daily rows: its addresses row, looked up
+-- by id for each of the few removed sellers)
 create temp table m_removed_sellers on commit drop as
-select a.seller_address
+select a.seller_id,
+       (select '0x' || encode(x.address, 'hex') from addresses x where x.address_id = a.seller_id) as seller_address
   from acc_sellers a
- where not exists (select 1 from m_catalog_sellers c where c.seller_address = a.seller_address);
+ where not exists (select 1 from m_catalog_sellers c where c.seller_id = a.seller_id);
 
 create temp table m_added_sellers on commit drop as
-select c.seller_address
+select c.seller_id
   from m_catalog_sellers c
- where not exists (select 1 from acc_sellers a where a.seller_address = c.seller_address);
+ where c.seller_id is not null
+   and not exists (select 1 from acc_sellers a where a.seller_id = c.seller_id);
 
 analyze m_added_sellers;
 
@@ -175,8 +177,8 @@ select coalesce((select b.block_number
   from m_acc a;
 
 create temp table m_delta (
-  seller_address   text,
-  payer            text,
+  seller_id        int4,
+  payer_id         int4,
   value            numeric,
   block_timestamp  bigint,
   block_number     bigint,
@@ -202,8 +204,8 @@ analyze m_delta_blocks;
 
 insert into m_delta
 select *
-  from (select t.seller_address,
-               t.payer,
+  from (select t.seller_id,
+               t.payer_id,
                t.value,
                t.block_timestamp,
                t.block_number,
@@ -215,15 +217,15 @@ select *
           from m_delta_blocks d
           join verified_transfers t on t.block_id = d.block_id
          cross join m_acc a
-         where t.seller_address in (select seller_address from m_catalog_sellers)
-           and t.seller_address not in (select seller_address from m_added_sellers)) d
+         where t.seller_id in (select seller_id from m_catalog_sellers)
+           and t.seller_id not in (select seller_id from m_added_sellers)) d
  where sign <> 0;
 
 -- Sellers new to the catalog (all of them in a cold run): every payment in the new window.
 insert into m_delta
-select t.seller_address, t.payer, t.value, t.block_timestamp, t.block_number, 1
+select t.seller_id, t.payer_id, t.value, t.block_timestamp, t.block_number, 1
   from m_added_sellers s
-  join verified_transfers t on t.seller_address = s.seller_address collate "default"
+  join verified_transfers t on t.seller_id = s.seller_id
  cross join m_acc a
  where t.block_number >= (select lo_block from m_bounds)
    and t.block_number <= (select b1 from m_acc)
@@ -236,100 +238,100 @@ analyze m_delta;
 -- The histogram of values (for the lower median).
 -- (rows in key order, here and below: in a cold run, B-tree inserts in order cost about 0.7x
 -- inserts in random order; in a steady run the sort is of a few thousand rows)
-insert into acc_values as a (seller_address, value, n)
-select seller_address, value, sum(sign)
+insert into acc_values as a (seller_id, value, n)
+select seller_id, value, sum(sign)
   from m_delta
  group by 1, 2
 having sum(sign) <> 0
- order by seller_address collate "C", value
-    on conflict (seller_address, value) do update set n = a.n + excluded.n;
+ order by seller_id, value
+    on conflict (seller_id, value) do update set n = a.n + excluded.n;
 delete from acc_values a
- using (select distinct seller_address, value from m_delta) d
+ using (select distinct seller_id, value from m_delta) d
  where not (select reset from m_acc)
-   and a.seller_address = d.seller_address and a.value = d.value and a.n = 0;
+   and a.seller_id = d.seller_id and a.value = d.value and a.n = 0;
 
 -- Payers: the change of each (seller, payer), added to acc_payers; the count before (to count
 -- payers gained and lost) is the count after, which the upsert returns, less the change. (One
 -- index probe per pair: looking the counts up first cost a second one, 0.2-2 s a run at 10M.)
 create temp table m_payer_delta (
-  seller_address  text,
-  payer           text,
+  seller_id       int4,
+  payer_id        int4,
   dn              bigint,
   dtotal          numeric,
   old_n           bigint,
   total           numeric
 ) on commit drop;
 with d as (
-  select seller_address, payer, sum(sign) as dn, sum(sign * value) as dtotal
+  select seller_id, payer_id, sum(sign) as dn, sum(sign * value) as dtotal
     from m_delta
    group by 1, 2
   having sum(sign) <> 0 or sum(sign * value) <> 0),
 upserted as (
-  insert into acc_payers as a (seller_address, payer, n, total)
-  select seller_address, payer, dn, dtotal from d
-   order by seller_address collate "C", payer collate "C"
-      on conflict (seller_address, payer) do update set n = a.n + excluded.n, total = a.total + excluded.total
-  returning a.seller_address, a.payer, a.n, a.total)
+  insert into acc_payers as a (seller_id, payer_id, n, total)
+  select seller_id, payer_id, dn, dtotal from d
+   order by seller_id, payer_id
+      on conflict (seller_id, payer_id) do update set n = a.n + excluded.n, total = a.total + excluded.total
+  returning a.seller_id, a.payer_id, a.n, a.total)
 insert into m_payer_delta
-select d.seller_address, d.payer, d.dn, d.dtotal, u.n - d.dn, u.total
+select d.seller_id, d.payer_id, d.dn, d.dtotal, u.n - d.dn, u.total
   from d
-  join upserted u on u.seller_address = d.seller_address and u.payer = d.payer;
+  join upserted u on u.seller_id = d.seller_id and u.payer_id = d.payer_id;
 -- (only the pairs whose count went to zero: a few rows, looked up by key)
 delete from acc_payers a
- using (select seller_address, payer from m_payer_delta where old_n > 0 and old_n + dn = 0) d
+ using (select seller_id, payer_id from m_payer_delta where old_n > 0 and old_n + dn = 0) d
  where not (select reset from m_acc)
-   and a.seller_address = d.seller_address and a.payer = d.payer and a.n = 0;
+   and a.seller_id = d.seller_id and a.payer_id = d.payer_id and a.n = 0;
 
 -- Payers per UTC day (the daily series), and the (seller, day) pairs whose row changes.
 create temp table m_changed_days on commit drop as
-select distinct seller_address, block_timestamp - block_timestamp % 86400 as day_start
+select distinct seller_id, block_timestamp - block_timestamp % 86400 as day_start
   from m_delta;
 
 create temp table m_day_delta (
-  seller_address  text,
+  seller_id       int4,
   day_start       bigint,
-  payer           text,
+  payer_id        int4,
   dn              bigint,
   dtotal          numeric,
   old_n           bigint
 ) on commit drop;
 with d as (
-  select seller_address, block_timestamp - block_timestamp % 86400 as day_start, payer,
+  select seller_id, block_timestamp - block_timestamp % 86400 as day_start, payer_id,
          sum(sign) as dn, sum(sign * value) as dtotal
     from m_delta
    group by 1, 2, 3
   having sum(sign) <> 0 or sum(sign * value) <> 0),
 upserted as (
-  insert into acc_day_payers as a (seller_address, day_start, payer, n, total)
-  select seller_address, day_start, payer, dn, dtotal from d
-   order by seller_address collate "C", day_start, payer collate "C"
-      on conflict (seller_address, day_start, payer)
+  insert into acc_day_payers as a (seller_id, day_start, payer_id, n, total)
+  select seller_id, day_start, payer_id, dn, dtotal from d
+   order by seller_id, day_start, payer_id
+      on conflict (seller_id, day_start, payer_id)
       do update set n = a.n + excluded.n, total = a.total + excluded.total
-  returning a.seller_address, a.day_start, a.payer, a.n)
+  returning a.seller_id, a.day_start, a.payer_id, a.n)
 insert into m_day_delta
-select d.seller_address, d.day_start, d.payer, d.dn, d.dtotal, u.n - d.dn
+select d.seller_id, d.day_start, d.payer_id, d.dn, d.dtotal, u.n - d.dn
   from d
-  join upserted u on u.seller_address = d.seller_address and u.day_start = d.day_start and u.payer = d.payer;
+  join upserted u on u.seller_id = d.seller_id and u.day_start = d.day_start and u.payer_id = d.payer_id;
 delete from acc_day_payers a
- using (select seller_address, day_start, payer from m_day_delta where old_n > 0 and old_n + dn = 0) d
+ using (select seller_id, day_start, payer_id from m_day_delta where old_n > 0 and old_n + dn = 0) d
  where not (select reset from m_acc)
-   and a.seller_address = d.seller_address and a.day_start = d.day_start and a.payer = d.payer and a.n = 0;
+   and a.seller_id = d.seller_id and a.day_start = d.day_start and a.payer_id = d.payer_id and a.n = 0;
 
 -- The (seller, day) numbers by difference: payers gained and lost as for acc_payers.
-insert into acc_seller_days as a (seller_address, day_start, payments, revenue, payers)
-select seller_address, day_start, sum(dn), sum(dtotal),
+insert into acc_seller_days as a (seller_id, day_start, payments, revenue, payers)
+select seller_id, day_start, sum(dn), sum(dtotal),
        sum(case when old_n = 0 and old_n + dn > 0 then 1
                 when old_n > 0 and old_n + dn = 0 then -1
                 else 0 end)
   from m_day_delta
  group by 1, 2
-    on conflict (seller_address, day_start)
+    on conflict (seller_id, day_start)
     do update set payments = a.payments + excluded.payments, revenue = a.revenue + excluded.revenue,
                   payers = a.payers + excluded.payers;
 delete from acc_seller_days a
  using m_changed_days d
  where not (select reset from m_acc)
-   and a.seller_address = d.seller_address and a.day_start = d.day_start and a.payments = 0;
+   and a.seller_id = d.seller_id and a.day_start = d.day_start and a.payments = 0;
 
 -- The sellers whose numbers change: counts and sums by difference, the payers by the payers
 -- gained and lost. A seller none of whose payments left (`leaving`: no sign -1, nothing removed
@@ -338,7 +340,7 @@ delete from acc_seller_days a
 -- later of the old ones and those that entered (one chain: time grows with the block). The
 -- others are looked up below.
 create temp table m_touched on commit drop as
-select k.seller_address,
+select k.seller_id,
        coalesce(a.payments, 0) + coalesce(d.dp, 0)                       as payments,
        coalesce(a.revenue, 0) + coalesce(d.dr, 0)                        as revenue,
        coalesce(a.payers, 0) + coalesce(p.dpayers, 0)                    as payers,
@@ -348,40 +350,40 @@ select k.seller_address,
        greatest(a.last_ts, d.in_last_ts)                                 as last_ts,
        least(a.first_block, d.in_first_block)                            as first_block,
        greatest(a.last_block, d.in_last_block)                           as last_block
-  from (select seller_address from m_delta union select seller_address from m_added_sellers) k
-  left join acc_sellers a using (seller_address)
-  left join (select seller_address, sum(sign) as dp, sum(sign * value) as dr,
+  from (select seller_id from m_delta union select seller_id from m_added_sellers) k
+  left join acc_sellers a using (seller_id)
+  left join (select seller_id, sum(sign) as dp, sum(sign * value) as dr,
                     bool_or(sign < 0)                              as leaving,
                     min(block_timestamp) filter (where sign > 0)   as in_first_ts,
                     max(block_timestamp) filter (where sign > 0)   as in_last_ts,
                     min(block_number) filter (where sign > 0)      as in_first_block,
                     max(block_number) filter (where sign > 0)      as in_last_block
                from m_delta
-              group by 1) d using (seller_address)
-  left join (select seller_address,
+              group by 1) d using (seller_id)
+  left join (select seller_id,
                     sum(case when old_n = 0 and old_n + dn > 0 then 1
                              when old_n > 0 and old_n + dn = 0 then -1
                              else 0 end) as dpayers,
                     max(total)           as top_in
                from m_payer_delta
-              group by 1) p using (seller_address);
+              group by 1) p using (seller_id);
 
 analyze m_touched;
 
-insert into acc_sellers as a (seller_address, payments, revenue, payers, top_sum, median,
+insert into acc_sellers as a (seller_id, payments, revenue, payers, top_sum, median,
                               first_ts, last_ts, first_block, last_block)
-select t.seller_address,
+select t.seller_id,
        t.payments,
        t.revenue,
        t.payers,
        case when t.leaving
-            then coalesce((select max(p.total) from acc_payers p where p.seller_address = t.seller_address), 0)
+            then coalesce((select max(p.total) from acc_payers p where p.seller_id = t.seller_id), 0)
             else t.top_sum end,
        -- lower median: the smallest value whose cumulative count reaches half the payments
        (select min(h.value)
           from (select v.value, sum(v.n) over (order by v.value) as cum
                   from acc_values v
-                 where v.seller_address = t.seller_address) h
+                 where v.seller_id = t.seller_id) h
          where 2 * h.cum >= t.payments),
        case when t.payments = 0 then null when t.leaving then f.block_timestamp else t.first_ts end,
        case when t.payments = 0 then null when t.leaving then l.block_timestamp else t.last_ts end,
@@ -389,13 +391,12 @@ select t.seller_address,
        case when t.payments = 0 then null when t.leaving then l.block_number else t.last_block end
   from m_touched t
  cross join m_acc w
-  -- (a leaving seller's first and last payment: by its address id and a block-id range, so the
+  -- (a leaving seller's first and last payment: by its id and a block-id range, so the
   -- index transfers_to (to_id, block_id) gives them in chain order and the scan stops at the
   -- first visible one; block_id = block_number * 2^20 + version, migration 0023)
   left join lateral (select x.block_timestamp, x.block_number
                        from verified_transfers x
-                      where x.seller_id = (select a.address_id from addresses a
-                                            where a.address = decode(substr(t.seller_address, 3), 'hex'))
+                      where x.seller_id = t.seller_id
                         and x.block_id >= (select lo_block from m_bounds) * 1048576
                         and x.block_id < (select b1 + 1 from m_acc) * 1048576
                         and x.block_timestamp > (select ws1 from m_acc)
@@ -404,24 +405,23 @@ select t.seller_address,
                       limit 1) f on t.payments > 0 and t.leaving
   left join lateral (select x.block_timestamp, x.block_number
                        from verified_transfers x
-                      where x.seller_id = (select a.address_id from addresses a
-                                            where a.address = decode(substr(t.seller_address, 3), 'hex'))
+                      where x.seller_id = t.seller_id
                         and x.block_id >= (select lo_block from m_bounds) * 1048576
                         and x.block_id < (select b1 + 1 from m_acc) * 1048576
                         and x.block_timestamp > (select ws1 from m_acc)
                         and visible_at(x.added_seq, x.removed_seq, w.s1)
                       order by x.block_id desc
                       limit 1) l on t.payments > 0 and t.leaving
-    on conflict (seller_address) do update
+    on conflict (seller_id) do update
    set payments = excluded.payments, revenue = excluded.revenue, payers = excluded.payers,
        top_sum = excluded.top_sum, median = excluded.median, first_ts = excluded.first_ts,
        last_ts = excluded.last_ts, first_block = excluded.first_block, last_block = excluded.last_block;
 
-delete from acc_values where seller_address in (select seller_address from m_removed_sellers);
-delete from acc_payers where seller_address in (select seller_address from m_removed_sellers);
-delete from acc_day_payers where seller_address in (select seller_address from m_removed_sellers);
-delete from acc_seller_days where seller_address in (select seller_address from m_removed_sellers);
-delete from acc_sellers where seller_address in (select seller_address from m_removed_sellers);
+delete from acc_values where seller_id in (select seller_id from m_removed_sellers);
+delete from acc_payers where seller_id in (select seller_id from m_removed_sellers);
+delete from acc_day_payers where seller_id in (select seller_id from m_removed_sellers);
+delete from acc_seller_days where seller_id in (select seller_id from m_removed_sellers);
+delete from acc_sellers where seller_id in (select seller_id from m_removed_sellers);
 
 set local enable_nestloop = off;
 

@@ -13,16 +13,18 @@ with metrics as (
          c.seller_address,
          c.listing_count,
          c.categories,
-         a.payments::int                                        as payments,
-         a.payers::int                                          as payers,
-         a.revenue,
+         c.seller_ord,
+         coalesce(a.payments, 0)::int                           as payments,
+         coalesce(a.payers, 0)::int                             as payers,
+         coalesce(a.revenue, 0)                                 as revenue,
          a.median,
          a.first_ts, a.last_ts, a.first_block, a.last_block,
          coalesce(d.digest, encode(sha256(''::bytea), 'hex'))   as digest,
-         a.top_sum
+         coalesce(a.top_sum, 0)                                 as top_sum
     from m_catalog_sellers c
-    join acc_sellers a on a.seller_address = c.seller_address
-    left join m_seller_digests d using (seller_id)
+    -- (a seller without an address id has no row: no transfer names it, so it is unpaid)
+    left join acc_sellers a on a.seller_id = c.seller_id
+    left join m_seller_digests d on d.seller_id = c.seller_id
 ),
 judged as (
   select m.*,
@@ -55,7 +57,7 @@ select (select generation from m_gen),
        case when evidence_state = 'verified'
             then row_number() over (order by (evidence_state = 'verified') desc,
                                              revenue desc,
-                                             seller_id)  -- = seller_address in byte order
+                                             seller_ord)  -- = seller_address in byte order
        end,
        categories,
        digest,

@@ -56,14 +56,14 @@ insert into acc_market_days (day_start, payments, volume_micro, payers, sellers_
 select d.day_start,
        count(p.value)::int,
        coalesce(sum(p.value), 0),
-       count(distinct p.payer)::int,
-       count(distinct p.seller_address)::int,
+       count(distinct p.payer_id)::int,
+       count(distinct p.seller_id)::int,
        percentile_disc(0.5) within group (order by p.value)
   from m_market_days d
-  left join (select t.block_timestamp - t.block_timestamp % 86400 as day_start, t.payer collate "C" as payer,
-                    t.seller_address, t.value
+  left join (select t.block_timestamp - t.block_timestamp % 86400 as day_start, t.payer_id,
+                    t.seller_id, t.value
                from verified_transfers t
-               join m_catalog_sellers c on c.seller_address = t.seller_address
+               join m_catalog_sellers c on c.seller_id = t.seller_id  -- (address ids: migration 0028)
               cross join m_gen g   -- (run_seq as a column: visible_at is inlined, see 01_inputs.sql)
               where t.block_timestamp >= (select min(day_start) from m_market_days
                                            where day_start not in (select day_start from acc_market_days))

@@ -7,11 +7,21 @@
 -- payments changed in step 1a and of the sellers that left the catalog, and adds the new rows of
 -- those pairs from acc_seller_days. A cold run (step 1a's reset) closes every live row and adds
 -- one per row of acc_seller_days, which it has just built whole.
+-- The rows keep the seller's text (the view gen_seller_daily serves them as they are); the work
+-- state names sellers by address id (migration 0028), so the text comes from m_catalog_sellers,
+-- once per row written or closed.
 
 update seller_daily_rows
    set gen_to = (select generation from m_gen)
  where gen_to is null
    and (select reset from m_acc);
+
+-- The changed (seller, day) pairs with the seller's text (a hash join: before the settings below).
+create temp table m_changed_day_rows on commit drop as
+select c.seller_id, s.seller_address collate "default" as seller_address, c.day_start
+  from m_changed_days c
+  join m_catalog_sellers s on s.seller_id = c.seller_id;
+analyze m_changed_day_rows;
 
 -- (a few thousand changed pairs: each is looked up by the live index. Without the two settings
 -- below the planner, whose statistics of the live rows lag, sorted all ~900,000 live rows of a
@@ -21,7 +31,7 @@ set local enable_hashjoin = off;
 set local enable_mergejoin = off;
 update seller_daily_rows r
    set gen_to = (select generation from m_gen)
-  from m_changed_days c
+  from m_changed_day_rows c
  where not (select reset from m_acc)
    and r.gen_to is null
    and r.seller_address = c.seller_address
@@ -35,24 +45,25 @@ set local enable_hashjoin = on;
 set local enable_mergejoin = on;
 
 insert into seller_daily_rows (seller_address, day, payments, revenue_micro, payers, gen_from)
-select a.seller_address,
+select c.seller_address,
        (to_timestamp(a.day_start) at time zone 'UTC')::date,
        a.payments::int,
        a.revenue,
        a.payers::int,
        (select generation from m_gen)
-  from m_changed_days c
-  join acc_seller_days a on a.seller_address = c.seller_address and a.day_start = c.day_start;
+  from m_changed_day_rows c
+  join acc_seller_days a on a.seller_id = c.seller_id and a.day_start = c.day_start;
 set local enable_nestloop = off;
 
 -- Cold: every (seller, day) of the window, in the primary key's order.
 insert into seller_daily_rows (seller_address, day, payments, revenue_micro, payers, gen_from)
-select a.seller_address,
+select s.seller_address,
        (to_timestamp(a.day_start) at time zone 'UTC')::date,
        a.payments::int,
        a.revenue,
        a.payers::int,
        (select generation from m_gen)
   from acc_seller_days a
+  join m_catalog_sellers s on s.seller_id = a.seller_id
  where (select reset from m_acc)
- order by a.seller_address collate "default", a.day_start;
+ order by s.seller_address collate "default", a.day_start;

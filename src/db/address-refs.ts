@@ -17,4 +17,15 @@ export interface AddressRef {
 export const ADDRESS_REFS: readonly AddressRef[] = [
   { table: 'transfers', column: 'from_id' },
   { table: 'transfers', column: 'to_id' },
+  // the method's work state (migration 0028)
+  { table: 'acc_sellers', column: 'seller_id' },
+  { table: 'acc_values', column: 'seller_id' },
+  { table: 'acc_payers', column: 'seller_id' },
+  { table: 'acc_payers', column: 'payer_id' },
+  { table: 'acc_day_payers', column: 'seller_id' },
+  { table: 'acc_day_payers', column: 'payer_id' },
+  { table: 'acc_seller_days', column: 'seller_id' },
+  { table: 'part_sellers', column: 'seller_id' },
+  { table: 'part_seller_digests', column: 'seller_id' },
+  { table: 'part_seller_lines', column: 'seller_id' },
 ];

@@ -76,12 +76,12 @@ describe.each(backends())('the migrated schema on $backend', ({ backend }) => {
   it('behavior: a changed view, function body or trigger is drift', async () => {
     database = await freshDatabase(backend);
     const before = await describeSchema(database.db);
-    // rule 2 of verified_transfers with another bound (migration 0026 says value > 0)
+    // rule 2 of verified_transfers with another bound (migrations 0026 and 0028 say value > 0)
     await sql`
       create or replace view verified_transfers as
       select t.tx_hash, t.log_index, t.block_hash, t.block_number, t.block_timestamp,
              t.from_address as payer, t.to_address as seller_address, t.value, t.added_seq, t.removed_seq,
-             t.block_id, t.to_id as seller_id
+             t.block_id, t.to_id as seller_id, t.from_id as payer_id
         from transfer_facts t
        where t.from_id <> t.to_id and t.value > 1 and t.authorized`.execute(database.db);
     // (the body as migration 0021 writes it, but for one operator)

@@ -276,8 +276,9 @@ export interface PartStateTable {
   hi: bigint;
   sellers_key: string;
 }
+/** Method 2.0.0 work state, keyed by address id (sql/migrations/0028). */
 export interface PartSellersTable {
-  seller_address: string;
+  seller_id: number;
 }
 export interface PartSellerHoursTable {
   seller_address: string;
@@ -295,7 +296,10 @@ export interface PartHoursTable {
   gen_to: number | null;
 }
 
-/** The window's accumulators (sql/migrations/0016): derived data kept by sql/method/01a_window.sql. */
+/**
+ * The window's accumulators (sql/migrations/0016): derived data kept by sql/method/01a_window.sql.
+ * Sellers and payers are `addresses.address_id`s (sql/migrations/0028).
+ */
 export interface AccStateTable {
   id: ColumnType<boolean, boolean | undefined, boolean>;
   checked_seq: bigint;
@@ -304,7 +308,7 @@ export interface AccStateTable {
   as_of_block: bigint;
 }
 export interface AccSellersTable {
-  seller_address: string;
+  seller_id: number;
   payments: bigint;
   revenue: Micro;
   payers: bigint;
@@ -316,13 +320,13 @@ export interface AccSellersTable {
   last_block: bigint | null;
 }
 export interface AccValuesTable {
-  seller_address: string;
+  seller_id: number;
   value: Micro;
   n: bigint;
 }
 export interface AccPayersTable {
-  seller_address: string;
-  payer: string;
+  seller_id: number;
+  payer_id: number;
   n: bigint;
   total: Micro;
 }
@@ -330,7 +334,7 @@ export interface AccDayPayersTable extends AccPayersTable {
   day_start: bigint;
 }
 export interface AccSellerDaysTable {
-  seller_address: string;
+  seller_id: number;
   day_start: bigint;
   payments: bigint;
   revenue: Micro;
@@ -349,15 +353,15 @@ export interface AccMarketStateTable {
   checked_seq: bigint;
   sellers_key: string;
 }
-/** Method 2.0.0: each seller's composed evidence digest as of part_state (sql/migrations/0016). */
+/** Method 2.0.0: each seller's composed evidence digest as of part_state (sql/migrations/0016; by address id, 0028). */
 export interface PartSellerDigestsTable {
-  seller_address: string;
+  seller_id: number;
   digest: string;
   edge: boolean;
 }
-/** A seller's live closed-hour lines in hour order, as one text (sql/migrations/0020; method 2.0.0). */
+/** A seller's live closed-hour lines in hour order, as one text (sql/migrations/0020, by address id 0028; method 2.0.0). */
 export interface PartSellerLinesTable {
-  seller_address: string;
+  seller_id: number;
   lines: string;
 }
 /** The sellers of a catalog snapshot as the method numbers them (sql/migrations/0022; derived). */

@@ -5,6 +5,8 @@ import { sql, type Kysely } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildApi } from '../../src/api/index.ts';
 import { loadMigrations, migrate, schemaStatus } from '../../src/db/migrate.ts';
+import { computeGeneration } from '../../src/method/index.ts';
+import { compareGenerationRows, formatDifference, readGenerationRows } from '../../src/publish/index.ts';
 import type { Schema } from '../../src/db/schema.ts';
 import { TallyError, isTemporary } from '../../src/lib/errors.ts';
 import { projectRoot } from '../../src/lib/paths.ts';
@@ -27,6 +29,10 @@ const FIXTURE = JSON.parse(
   readFileSync(path.join(projectRoot, 'fixtures', 'compact-migration', 'old-layout.json'), 'utf8'),
 ) as Fixture;
 const OLD_TRANSFERS = FIXTURE.rows.usdc_transfers!.length;
+/** What stays pending while the copy is: the switch (0026) and every migration after it. */
+const PENDING_AFTER_COPY = loadMigrations()
+  .filter((m) => m.version >= 26)
+  .map((m) => m.name);
 
 /** A database in the old layout (migrations up to 0022) holding the fixture's rows. */
 async function oldLayoutDatabase(backend: 'pglite' | 'pg'): Promise<TestDatabase> {
@@ -114,7 +120,13 @@ describe.each(backends())('the move to the compact fact layout on $backend', ({ 
     expect(mismatches(before.served)).toEqual([]); // the old layout, as loaded, serves what it served
 
     const applied = await migrate(database.db, undefined, { copyFacts: { batchTransfers: 8 } });
-    expect(applied.map((v) => loadMigrations().find((m) => m.version === v)!.name)).toEqual([
+    // (and every later one: 0028 keys the work state by address ids, emptied so the next run is cold)
+    expect(applied.map((v) => loadMigrations().find((m) => m.version === v)!.name)).toEqual(
+      loadMigrations()
+        .filter((m) => m.version >= 25)
+        .map((m) => m.name),
+    );
+    expect(applied.slice(0, 2).map((v) => loadMigrations().find((m) => m.version === v)!.name)).toEqual([
       'compact_facts',
       'compact_switch',
       'fact_partitions',
@@ -130,6 +142,44 @@ describe.each(backends())('the move to the compact fact layout on $backend', ({ 
     expect(mismatches(after.served)).toEqual([]);
     expect(after.metaStatus).toBe(200);
     expect(await generations(database.db)).toEqual(FIXTURE.generations);
+  });
+
+  it('behavior: after migration 0028 (work state by address ids) the first run is cold and recomputes the last generation exactly', async () => {
+    database = await oldLayoutDatabase(backend);
+    await migrate(database.db, undefined, { copyFacts: { batchTransfers: 8 } });
+    for (const table of ['acc_state', 'part_state', 'acc_sellers', 'acc_day_payers', 'part_seller_lines'] as const)
+      expect(await database.db.selectFrom(table).selectAll().execute(), table).toEqual([]);
+    const last = await database.db
+      .selectFrom('generations')
+      .selectAll()
+      .orderBy('generation', 'desc')
+      .executeTakeFirstOrThrow();
+    const again = await computeGeneration(database.db, {
+      runSeq: last.run_seq,
+      asOf: { number: last.as_of_block, hash: last.as_of_block_hash as `0x${string}`, timestamp: last.as_of_ts },
+      catalogSnapshotId: last.catalog_snapshot_id,
+      sources: last.sources as unknown[],
+      generatedAt: new Date(last.generated_at),
+      methodVersion: last.method_version,
+    });
+    const [was, is] = [
+      await readGenerationRows(database.db, last.generation),
+      await readGenerationRows(database.db, again),
+    ];
+    expect(was.sellers.some((r) => Number(r.payments_30d) > 0)).toBe(true); // (not an empty comparison)
+    expect(compareGenerationRows(was, is).map(formatDifference)).toEqual([]);
+    expect(is.generation.digests).toEqual(was.generation.digests);
+    expect(is.sellerPeriods).toEqual(was.sellerPeriods);
+    // the work state it built names sellers and payers by id, each an addresses row
+    const { rows } = await sql<{ n: number; named: number }>`
+      select count(*)::int4 as n,
+             count(*) filter (where exists (select 1 from addresses s where s.address_id = d.seller_id)
+                                and exists (select 1 from addresses p where p.address_id = d.payer_id))::int4 as named
+        from acc_day_payers d`.execute(database.db);
+    expect(rows[0]!.n).toBeGreaterThan(0);
+    expect(rows[0]!.named).toBe(rows[0]!.n);
+    // and the retained generations still serve what they served
+    expect(mismatches((await serveAll(database.db)).served)).toEqual([]);
   });
 
   it('error: a copy killed after its first batch, and run again, ends with the same bodies and digests', async () => {
@@ -149,7 +199,7 @@ describe.each(backends())('the move to the compact fact layout on $backend', ({ 
     const first = await copied(database.db);
     expect(first).toBeGreaterThanOrEqual(8);
     expect(first).toBeLessThan(OLD_TRANSFERS);
-    expect((await schemaStatus(database.db)).pending.map((m) => m.name)).toEqual(['compact_switch', 'fact_partitions']);
+    expect((await schemaStatus(database.db)).pending.map((m) => m.name)).toEqual(PENDING_AFTER_COPY);
     // Meanwhile the old layout is still what is served.
     expect(mismatches((await serveAll(database.db)).served)).toEqual([]);
 
@@ -170,7 +220,7 @@ describe.each(backends())('the move to the compact fact layout on $backend', ({ 
     expect(isTemporary(error)).toBe(true);
     expect((error as Error).message).toContain('x402-tally migrate');
     expect(await copied(database.db)).toBe(0);
-    expect((await schemaStatus(database.db)).pending.map((m) => m.name)).toEqual(['compact_switch', 'fact_partitions']);
+    expect((await schemaStatus(database.db)).pending.map((m) => m.name)).toEqual(PENDING_AFTER_COPY);
     expect(mismatches((await serveAll(database.db)).served)).toEqual([]);
   });
 

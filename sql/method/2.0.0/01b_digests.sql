@@ -17,6 +17,9 @@
 -- A cold run (a reset, below) closes every live partial and builds all of them, and every
 -- seller's kept lines, in bulk from one grouping of the window's payments ("Cold" below); the
 -- statements that move the partials of a steady run then find nothing to do.
+-- The work state (part_sellers, part_seller_lines, part_seller_digests) names a seller by its
+-- address id (seller_id, migration 0028); the versioned part_seller_hours keep the seller's text,
+-- which the view gen_seller_periods serves: it comes from m_catalog_sellers where a row is written.
 
 -- One run at a time maintains the partials (a concurrent compute waits here).
 lock table part_state in exclusive mode;
@@ -62,40 +65,48 @@ update m_part_old set checked_seq = (select run_seq from m_part), lo = 0, hi = 0
 -- (seller, period) whose facts changed since the partials were checked: added or removed by a
 -- later run (new blocks, backfill of a seller's coverage, reorg).
 create temp table m_changed on commit drop as
--- (block versions by their seq indexes, their transfers by primary key, the seller's text by id)
-select distinct '0x' || encode(a.address, 'hex')                       as seller_address,
+-- (block versions by their seq indexes, their transfers by primary key)
+select distinct t.to_id                                                as seller_id,
        b.block_timestamp - b.block_timestamp % (select p from m_part)  as period_start
   from blocks b
   join transfers t on t.block_id = b.block_id
-  join addresses a on a.address_id = t.to_id
  where b.added_seq > (select checked_seq from m_part_old)
    and b.added_seq <= (select run_seq from m_part)
 union
-select distinct '0x' || encode(a.address, 'hex'),
+select distinct t.to_id,
        b.block_timestamp - b.block_timestamp % (select p from m_part)
   from blocks b
   join transfers t on t.block_id = b.block_id
-  join addresses a on a.address_id = t.to_id
  where b.removed_seq > (select checked_seq from m_part_old)
    and b.removed_seq <= (select run_seq from m_part);
 
 analyze m_changed;
 
--- The sellers new to the partials (all of them after a reset) and those gone from the catalog.
+-- The sellers new to the partials (all of them after a reset) and those gone from the catalog
+-- (with their text, by which their hours are closed). A catalog seller without an address id has
+-- no payment and no partials: it is in neither.
 create temp table m_build_sellers on commit drop as
 select c.seller_id
   from m_catalog_sellers c
- where c.seller_address not in (select seller_address from part_sellers);
+ where c.seller_id is not null
+   and not exists (select 1 from part_sellers p where p.seller_id = c.seller_id);
 
 create temp table m_gone_sellers on commit drop as
-select seller_address
-  from part_sellers
- where seller_address not in (select seller_address from m_catalog_sellers);
+select p.seller_id,
+       (select '0x' || encode(a.address, 'hex') from addresses a where a.address_id = p.seller_id) as seller_address
+  from part_sellers p
+ where not exists (select 1 from m_catalog_sellers c where c.seller_id = p.seller_id);
 
+-- (none, or a few, in a steady run: the planner must know, or it hashes every transfer of the
+-- window to join the new sellers' payments below instead of looking them up by seller_id)
+analyze m_build_sellers;
+analyze m_gone_sellers;
+
+-- The changed (seller, period) pairs of catalog sellers, with the seller's text.
 create temp table m_changed_ids on commit drop as
-select c.seller_id, m.period_start
+select c.seller_id, c.seller_address, m.period_start
   from m_changed m
-  join m_catalog_sellers c using (seller_address);
+  join m_catalog_sellers c using (seller_id);
 
 -- The closed hours whose global digest changes: those with changed facts, and those where a
 -- seller new to the catalog or gone from it has payments (a global hour covers every seller of
@@ -111,8 +122,7 @@ select h.hour_start
 union
 select t.block_timestamp - t.block_timestamp % (select p from m_part)
   from m_build_sellers b
-  join m_catalog_sellers c using (seller_id)
-  join verified_transfers t on t.seller_address = c.seller_address collate "default"
+  join verified_transfers t on t.seller_id = b.seller_id
  cross join m_part mp
  where not (select reset from m_part_old)
    and t.block_timestamp >= (select w1 from m_part)
@@ -128,26 +138,30 @@ analyze m_changed_hours;
 -- (m_period_changes collects the live partials closed and built by this run: their sellers'
 -- lines (part_seller_lines) change and their evidence digests are composed again below; every
 -- other seller's digest is the one part_seller_digests kept)
+-- (by seller_id; the closed rows give their text, which names a catalog seller: the live hours of
+-- the sellers gone from it are closed first and not collected)
 create temp table m_period_changes (
-  seller_address  text collate "C",
+  seller_id       int4,
   hour_start      bigint,
   payments        integer,
   sha256          text,
   built           boolean
 ) on commit drop;
-with closed as (
-  update part_seller_hours h
-     set gen_to = (select generation from m_part)
-    from m_changed c
-   where h.gen_to is null and h.seller_address = c.seller_address and h.hour_start = c.period_start
-     -- live partials exist only in [lo, hi): new payments of the open hour need no lookup
-     and c.period_start >= (select lo from m_part_old) and c.period_start < (select hi from m_part_old)
-  returning h.seller_address, h.hour_start, h.payments, h.sha256)
-insert into m_period_changes select seller_address, hour_start, payments, sha256, false from closed;
 update part_seller_hours h
    set gen_to = (select generation from m_part)
   from m_gone_sellers s
- where h.gen_to is null and h.seller_address = s.seller_address;
+ where h.gen_to is null and h.seller_address = s.seller_address collate "default";
+with closed as (
+  update part_seller_hours h
+     set gen_to = (select generation from m_part)
+    from m_changed_ids c
+   where h.gen_to is null and h.seller_address = c.seller_address collate "default" and h.hour_start = c.period_start
+     -- live partials exist only in [lo, hi): new payments of the open hour need no lookup
+     and c.period_start >= (select lo from m_part_old) and c.period_start < (select hi from m_part_old)
+  returning h.seller_address, h.hour_start, h.payments, h.sha256)
+insert into m_period_changes
+select c.seller_id, x.hour_start, x.payments, x.sha256, false
+  from closed x join m_catalog_sellers c on c.seller_address = x.seller_address collate "C";
 -- (live partials lie in the old range [lo, hi), so those that left the new one lie in [lo, w1)
 -- or [w2, hi): two narrow index ranges. An `or` of the two open ranges made Postgres scan every
 -- partial of the window: 0.4-0.6 s a run at 10M payments.)
@@ -157,16 +171,20 @@ with closed as (
    where gen_to is null
      and hour_start >= (select lo from m_part_old) and hour_start < (select w1 from m_part)
   returning seller_address, hour_start, payments, sha256)
-insert into m_period_changes select seller_address, hour_start, payments, sha256, false from closed;
+insert into m_period_changes
+select c.seller_id, x.hour_start, x.payments, x.sha256, false
+  from closed x join m_catalog_sellers c on c.seller_address = x.seller_address collate "C";
 with closed as (
   update part_seller_hours
      set gen_to = (select generation from m_part)
    where gen_to is null
      and hour_start >= (select w2 from m_part) and hour_start < (select hi from m_part_old)
   returning seller_address, hour_start, payments, sha256)
-insert into m_period_changes select seller_address, hour_start, payments, sha256, false from closed;
+insert into m_period_changes
+select c.seller_id, x.hour_start, x.payments, x.sha256, false
+  from closed x join m_catalog_sellers c on c.seller_address = x.seller_address collate "C";
 delete from part_sellers
- where seller_address in (select seller_address from m_gone_sellers);
+ where seller_id in (select seller_id from m_gone_sellers);
 update part_hours
    set gen_to = (select generation from m_part)
  where gen_to is null
@@ -207,7 +225,7 @@ select c.seller_id,
          where v.block_timestamp >= (select a from m_read)
            and v.block_timestamp < (select b from m_read)
            and v.block_timestamp > (select window_start_ts from m_gen)) t
-  join m_catalog_sellers c on c.seller_address = t.seller_address
+  join m_catalog_sellers c on c.seller_id = t.seller_id
  cross join m_part mp
  where t.block_number <= (select as_of_block from m_gen)
    and visible_at(t.added_seq, t.removed_seq, mp.run_seq);
@@ -236,15 +254,16 @@ insert into part_seller_hours (seller_address, hour_start, payments, sha256, gen
 select c.seller_address, h.period_start, h.payments, h.sha256, (select generation from m_part)
   from m_cold_hours h
   join m_catalog_sellers c using (seller_id)
- order by h.seller_id, h.period_start;
+ order by c.seller_ord, h.period_start;  -- (seller_ord: the text's byte order, the key's)
 
-insert into part_seller_lines (seller_address, lines)
-select c.seller_address,
+insert into part_seller_lines (seller_id, lines)
+select c.seller_id,
        coalesce(string_agg(h.period_start || ':' || h.payments || ':' || h.sha256 || E'\n', '' order by h.period_start), '')
   from m_catalog_sellers c
   left join m_cold_hours h using (seller_id)
  where (select reset from m_part_old)
- group by c.seller_id, c.seller_address
+   and c.seller_id is not null
+ group by c.seller_id
  order by c.seller_id;
 
 -- Steady: the hours to build beside the live partials.
@@ -272,10 +291,12 @@ select c.seller_address, b.period_start, b.payments, b.sha256, (select generatio
          group by 1, 2) b
   join m_catalog_sellers c using (seller_id)
 returning seller_address, hour_start, payments, sha256)
-insert into m_period_changes select seller_address, hour_start, payments, sha256, true from built;
+insert into m_period_changes
+select c.seller_id, x.hour_start, x.payments, x.sha256, true
+  from built x join m_catalog_sellers c on c.seller_address = x.seller_address collate "C";
 
-insert into part_sellers (seller_address)
-select seller_address from m_catalog_sellers where seller_id in (select seller_id from m_build_sellers);
+insert into part_sellers (seller_id)
+select seller_id from m_build_sellers;
 
 -- The global closed periods: those outside the old range and the changed hours.
 insert into part_hours (hour_start, payments, sha256, gen_from)
@@ -299,9 +320,9 @@ insert into part_state (checked_seq, period_seconds, lo, hi, sellers_key)
 select run_seq, p, w1, w2, sellers_key from m_part;
 
 -- The edge periods of this generation, from the facts (its closed ones are the live partials:
--- the views gen_seller_periods and gen_periods join both).
-insert into gen_edge_seller_periods (generation, seller_address, period_start, payments, sha256)
-select (select generation from m_part), c.seller_address, e.period_start, e.payments, e.sha256
+-- the views gen_seller_periods and gen_periods join both). Kept by seller_id for the digests below.
+create temp table m_edge_periods on commit drop as
+select e.seller_id, c.seller_address, e.period_start, e.payments, e.sha256
   from (select seller_id,
                block_timestamp - block_timestamp % (select p from m_part) as period_start,
                count(*)::int                                               as payments,
@@ -311,6 +332,10 @@ select (select generation from m_part), c.seller_address, e.period_start, e.paym
          where block_timestamp < (select w1 from m_part) or block_timestamp >= (select w2 from m_part)
          group by 1, 2) e
   join m_catalog_sellers c using (seller_id);
+
+insert into gen_edge_seller_periods (generation, seller_address, period_start, payments, sha256)
+select (select generation from m_part), seller_address, period_start, payments, sha256
+  from m_edge_periods;
 
 insert into gen_edge_periods (generation, period_start, payments, sha256)
 select (select generation from m_part),
@@ -325,13 +350,13 @@ select (select generation from m_part),
 -- The sellers whose digest is composed again: those whose closed hours changed (above), those
 -- with edge periods now or in the previous run (the edges move every run), and the new ones.
 create temp table m_digest_touched on commit drop as
-select seller_address from m_period_changes
+select seller_id from m_period_changes
 union
-select seller_address collate "C" from gen_edge_seller_periods where generation = (select generation from m_part)
+select seller_id from m_edge_periods
 union
-select seller_address from part_seller_digests where edge
+select seller_id from part_seller_digests where edge
 union
-select c.seller_address from m_catalog_sellers c where c.seller_id in (select seller_id from m_build_sellers);
+select seller_id from m_build_sellers;
 analyze m_digest_touched;
 
 -- Each seller's lines (part_seller_lines, migration 0020) follow its live partials. Where hours
@@ -340,76 +365,78 @@ analyze m_digest_touched;
 -- appended to; anything else (changed facts, a seller new to the partials, a range that went
 -- back, a seller whose digest is composed but whose lines are missing) rebuilds it from the live
 -- partials. (A cold run built every seller's lines above: nothing is cut, appended or rebuilt.)
-delete from part_seller_lines where seller_address in (select seller_address from m_gone_sellers);
+delete from part_seller_lines where seller_id in (select seller_id from m_gone_sellers);
 
 create temp table m_lines_rebuild on commit drop as
-select c.seller_address from m_catalog_sellers c where c.seller_id in (select seller_id from m_build_sellers)
+select seller_id from m_build_sellers
 union
-select seller_address
+select seller_id
   from m_period_changes
  where (not built and hour_start >= (select w1 from m_part))
     or (built and hour_start < (select hi from m_part_old))
 union
-select t.seller_address
+select t.seller_id
   from m_digest_touched t
- where not exists (select 1 from part_seller_lines l where l.seller_address = t.seller_address);
+ where not exists (select 1 from part_seller_lines l where l.seller_id = t.seller_id)
+   and not exists (select 1 from m_gone_sellers g where g.seller_id = t.seller_id);
 analyze m_lines_rebuild;
 
 -- (the line of a period: `period_start:payments:sha256\n`, ASCII, so characters are bytes)
 update part_seller_lines l
    set lines = substr(l.lines, 1 + x.cut) || x.appended
-  from (select seller_address,
+  from (select seller_id,
                coalesce(sum(length(line)) filter (where not built), 0)::int                   as cut,
                coalesce(string_agg(line, '' order by hour_start) filter (where built), '')   as appended
-          from (select seller_address, built, hour_start,
+          from (select seller_id, built, hour_start,
                        hour_start || ':' || payments || ':' || sha256 || E'\n' as line
                   from m_period_changes) c
-         where seller_address not in (select seller_address from m_lines_rebuild)
-         group by seller_address) x
- where l.seller_address = x.seller_address;
+         where seller_id not in (select seller_id from m_lines_rebuild)
+         group by seller_id) x
+ where l.seller_id = x.seller_id;
 
-insert into part_seller_lines as l (seller_address, lines)
-select r.seller_address,
+-- (the live hours by the seller's text, the key of part_seller_hours)
+insert into part_seller_lines as l (seller_id, lines)
+select r.seller_id,
        coalesce(string_agg(h.hour_start || ':' || h.payments || ':' || h.sha256 || E'\n', '' order by h.hour_start), '')
   from m_lines_rebuild r
-  left join part_seller_hours h on h.seller_address = r.seller_address collate "default" and h.gen_to is null
+  join m_catalog_sellers c using (seller_id)
+  left join part_seller_hours h on h.seller_address = c.seller_address collate "default" and h.gen_to is null
  where not (select reset from m_part_old)
- group by r.seller_address
-    on conflict (seller_address) do update set lines = excluded.lines;
+ group by r.seller_id
+    on conflict (seller_id) do update set lines = excluded.lines;
 
 -- A seller's evidence digest: its edge period before w1, its lines, its edge period from w2 on.
 set local enable_nestloop = on;
 create temp table m_digests_new on commit drop as
-select t.seller_address,
+select t.seller_id,
        encode(sha256(convert_to(coalesce(e.before, '') || coalesce(l.lines, '') || coalesce(e.after, ''), 'UTF8')),
               'hex')                             as digest,
-       e.seller_address is not null             as edge
+       e.seller_id is not null                  as edge
   from m_digest_touched t
-  left join part_seller_lines l on l.seller_address = t.seller_address
-  left join (select seller_address collate "C" as seller_address,
+  left join part_seller_lines l on l.seller_id = t.seller_id
+  left join (select seller_id,
                     string_agg(line, '' order by period_start) filter (where period_start < w1)  as before,
                     string_agg(line, '' order by period_start) filter (where period_start >= w2) as after
-               from (select seller_address, period_start,
+               from (select seller_id, period_start,
                             period_start || ':' || payments || ':' || sha256 || E'\n' as line
-                       from gen_edge_seller_periods
-                      where generation = (select generation from m_part)) p
+                       from m_edge_periods) p
               cross join m_part
-              group by 1) e on e.seller_address = t.seller_address
+              group by 1) e on e.seller_id = t.seller_id
  -- (octet_length of a stored text reads its size, not the text)
- where octet_length(l.lines) > 0 or e.seller_address is not null;
+ where octet_length(l.lines) > 0 or e.seller_id is not null;
 
 delete from part_seller_digests
- where seller_address in (select seller_address from m_digest_touched)
-    or seller_address in (select seller_address from m_gone_sellers);
-insert into part_seller_digests (seller_address, digest, edge)
-select seller_address, digest, edge from m_digests_new;
+ where seller_id in (select seller_id from m_digest_touched)
+    or seller_id in (select seller_id from m_gone_sellers);
+insert into part_seller_digests (seller_id, digest, edge)
+select seller_id, digest, edge from m_digests_new;
 set local enable_nestloop = off;
 
 -- Every seller's evidence digest (a seller without periods has none: the sha256 of the empty text).
 create temp table m_seller_digests on commit drop as
 select c.seller_id, d.digest
   from m_catalog_sellers c
-  join part_seller_digests d on d.seller_address = c.seller_address;
+  join part_seller_digests d on d.seller_id = c.seller_id;
 
 create temp table m_global_digest on commit drop as
 select encode(sha256(convert_to(
