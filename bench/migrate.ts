@@ -36,9 +36,10 @@
  *    the killed session's backend still holds the run lock (exit 75 for an operator), and timed
  *    to its first committed batch (the resume) and to its end.
  * 3. Every SAMPLE_S seconds (default 2) during the migration a second connection samples
- *    pg_database_size, the old and new fact tables' pg_total_relation_size (indexes included) and
- *    the cluster's WAL directory (cluster-wide: other databases' WAL counts too): the peak extra
- *    disk is the highest database size over the size before 0025.
+ *    pg_database_size, the old and new fact tables' pg_total_relation_size (indexes included), the
+ *    cluster's WAL directory and its temporary files (pg_ls_tmpdir: the sorts of 0026's check
+ *    spill there; both cluster-wide, other databases' count too): the peak extra disk is the
+ *    highest database size over the size before 0025, and again with the temporary files added.
  * 4. After the switch: the row counts of `transfers` and `blocks` against the old tables' (counted
  *    before the migration, and worked out from the generator: PAYMENTS live transfers plus the
  *    reorged blocks' orphaned ones; one block version per `chain_blocks` row), and the final size.
@@ -192,6 +193,7 @@ interface Sample {
   old_tables: number;
   new_tables: number;
   wal: number;
+  temp: number;
   next_block: string | null;
 }
 
@@ -204,7 +206,13 @@ function startSampler(url: string, t0: number, step: () => string) {
     try {
       let lastSaid = 0;
       while (!stopped) {
-        const { rows } = await sql<{ database: string; old_tables: string; new_tables: string; wal: string }>`
+        const { rows } = await sql<{
+          database: string;
+          old_tables: string;
+          new_tables: string;
+          wal: string;
+          temp: string;
+        }>`
           select pg_database_size(current_database()) as database,
                  (select coalesce(sum(pg_total_relation_size(c.oid)), 0) from pg_class c
                    where c.relnamespace = current_schema()::regnamespace and c.relkind = 'r'
@@ -212,7 +220,8 @@ function startSampler(url: string, t0: number, step: () => string) {
                  (select coalesce(sum(pg_total_relation_size(c.oid)), 0) from pg_class c
                    where c.relnamespace = current_schema()::regnamespace and c.relkind = 'r'
                      and c.relname in ('addresses', 'blocks', 'transfers')) as new_tables,
-                 (select coalesce(sum(size), 0) from pg_ls_waldir()) as wal`.execute(database.db);
+                 (select coalesce(sum(size), 0) from pg_ls_waldir()) as wal,
+                 (select coalesce(sum(size), 0) from pg_ls_tmpdir()) as temp`.execute(database.db);
         // (the state row exists from 0025 to 0026; read between them, it may be dropped meanwhile)
         const state = await sql<{ next_block: string }>`select next_block from compact_copy`
           .execute(database.db)
@@ -225,6 +234,7 @@ function startSampler(url: string, t0: number, step: () => string) {
           old_tables: Number(r.old_tables),
           new_tables: Number(r.new_tables),
           wal: Number(r.wal),
+          temp: Number(r.temp),
           next_block: state.rows[0] ? String(state.rows[0].next_block) : null,
         };
         samples.push(sample);
@@ -232,7 +242,7 @@ function startSampler(url: string, t0: number, step: () => string) {
           lastSaid = performance.now();
           say(
             `${sample.step}: database ${gb(sample.database)} GB (old ${gb(sample.old_tables)}, new ${gb(sample.new_tables)}), ` +
-              `WAL ${gb(sample.wal)} GB${sample.next_block ? `, next_block ${sample.next_block}` : ''}`,
+              `WAL ${gb(sample.wal)} GB, temp files ${gb(sample.temp)} GB${sample.next_block ? `, next_block ${sample.next_block}` : ''}`,
           );
         }
         await new Promise((resolve) => setTimeout(resolve, SAMPLE_MS));
@@ -379,6 +389,7 @@ async function main() {
     const newCounts = await counts(db, NEW_TABLES);
     const peak = sampler.samples.reduce((a, b) => (b.database > a.database ? b : a));
     const peakWal = Math.max(...sampler.samples.map((x) => x.wal));
+    const peakWithTemp = sampler.samples.reduce((a, b) => (b.database + b.temp > a.database + a.temp ? b : a));
     const result = {
       date: started.toISOString(),
       database: name,
@@ -410,6 +421,9 @@ async function main() {
         peak_extra: gb(peak.database - before),
         peak_at: { step: peak.step, t_s: peak.t_s, old_tables: gb(peak.old_tables), new_tables: gb(peak.new_tables) },
         after: gb(after),
+        peak_with_temp_files: gb(peakWithTemp.database + peakWithTemp.temp),
+        peak_extra_with_temp_files: gb(peakWithTemp.database + peakWithTemp.temp - before),
+        peak_with_temp_files_at: { step: peakWithTemp.step, t_s: peakWithTemp.t_s, temp: gb(peakWithTemp.temp) },
         peak_wal_cluster: gb(peakWal),
       },
       load_average_end: loadavg().map((x) => +x.toFixed(2)),
