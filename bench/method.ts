@@ -13,9 +13,13 @@
  *   KEEP=1 ...     # keeps the schema (its name is printed) ...
  *   REUSE=bench_method_1a2b3c4d ...   # ... and runs STEADY_RUNS more steady generations on it, with
  *                                     # the same PAYMENTS: no load, no cold run (the 10M figures)
+ *   DATA_DIR=/copy/of/a/run REUSE=1 ...   # the same on PGlite: a DATA_DIR an earlier run left (copy
+ *                                         # it first with `cp -a`, the runs change it)
  *   COLD_RUNS=4 ...   # the cold generation 4 times (each from empty derived tables, no generation
  *                     # before it, the bare aggregate timed just before it); with REUSE: cold runs
  *                     # only, on the kept facts (no steady runs: they would add the same payments)
+ *   SPLIT_STEPS=1 ... # one timed step per statement of the method; with EXPLAIN=1 also each one's
+ *                     # plan (EXPLAIN ANALYZE, BUFFERS) in bench/out/method-plans.txt
  *   COLD_AB_SQL=/path/to/other/sql/method ...   # with COLD_RUNS: every other cold run uses that
  *                     # tree's method SQL (e.g. main's), an A/B paired on the same data and moment
  *
@@ -125,9 +129,15 @@ async function dropIndexes(db: Kysely<Schema>): Promise<string[]> {
   return rows.map((r) => r.def.replace(' ON ONLY ', ' ON '));
 }
 
-/** A logger that keeps the method's per-step times. */
+/**
+ * A logger that keeps the method's per-step times, and an `afterStep` that keeps the CPU time this
+ * process spent in each step (user + system, ms). On PGlite the database runs in this process, so
+ * the CPU time is the database's work too, and does not grow with the machine's load as the wall
+ * time does; on Postgres it is only the client's share.
+ */
 function stepLogger() {
   const steps: Record<string, number> = {};
+  const cpuSteps: Record<string, number> = {};
   const stream = new Writable({
     write(chunk: Buffer, _enc, done) {
       for (const line of chunk.toString().split('\n').filter(Boolean)) {
@@ -137,11 +147,41 @@ function stepLogger() {
       done();
     },
   });
-  return { log: pino({ level: 'info' }, stream), steps };
+  let last = process.cpuUsage();
+  const afterStep = (step: string) => {
+    const used = process.cpuUsage(last);
+    last = process.cpuUsage();
+    cpuSteps[step] = (cpuSteps[step] ?? 0) + Math.round((used.user + used.system) / 1000);
+  };
+  return { log: pino({ level: 'info' }, stream), steps, cpuSteps, afterStep };
 }
+
+/** CPU ms (user + system) of this process since `since`. */
+const cpuMs = (since: NodeJS.CpuUsage) => {
+  const used = process.cpuUsage(since);
+  return (used.user + used.system) / 1000;
+};
 
 const s = (ms: number) => +(ms / 1000).toFixed(3);
 const seconds = (ms: number | undefined) => (ms === undefined ? null : s(ms));
+
+/**
+ * EXPLAIN=1 (with SPLIT_STEPS): a statement EXPLAIN ANALYZE can run is run under it, its plan
+ * kept in the table bench_plans (bench/out/method-plans.txt at the end). The statement still does
+ * its work, so the generation is the same; the times include the instrumentation.
+ */
+const explained = (name: string, q: string) => {
+  const body = q.replace(/--.*$/gm, '').trim();
+  if (
+    !process.env.EXPLAIN ||
+    !/^(select|insert|update|delete|with|create temp table \S+ on commit drop as)\b/i.test(body)
+  )
+    return q;
+  return `do $xp$ declare r text; begin
+    for r in execute $q$ explain (analyze, buffers) ${body} $q$ loop
+      insert into bench_plans (step, line) values (${`'${name.replace(/'/g, "''")}'`}, r);
+    end loop; end $xp$`;
+};
 
 /**
  * SPLIT_STEPS=1: one logged step per SQL statement of the method (to see where a step's time goes).
@@ -154,11 +194,10 @@ const steps = (dir?: string): { steps?: MethodStep[] } =>
           st.sql
             .split(/;\s*\n/)
             .filter((q) => /\S/.test(q.replace(/--.*$/gm, '')))
-            .map((q, i) => ({
-              ...st,
-              name: `${st.name}#${i + 1} ${q.replace(/--.*$/gm, '').trim().split('\n')[0]!.slice(0, 60)}`,
-              sql: q,
-            })),
+            .map((q, i) => {
+              const name = `${st.name}#${i + 1} ${q.replace(/--.*$/gm, '').trim().split('\n')[0]!.slice(0, 60)}`;
+              return { ...st, name, sql: explained(name, q) };
+            }),
         ),
       }
     : dir
@@ -176,15 +215,23 @@ async function bareAggregate(db: Kysely<Schema>) {
 async function coldGeneration(db: Kysely<Schema>, snapshotId: bigint, dir?: string) {
   const cold = stepLogger();
   const t = performance.now();
+  const cpu = process.cpuUsage();
   const generation = await computeGeneration(db, {
     runSeq: 1n,
     asOf: { number: AS_OF_BLOCK, hash: `0x${'ab'.repeat(32)}`, timestamp: AS_OF_TS },
     catalogSnapshotId: snapshotId,
     sources: [],
     log: cold.log,
+    afterStep: cold.afterStep,
     ...steps(dir),
   });
-  return { generation, coldMs: performance.now() - t, coldSteps: cold.steps };
+  return {
+    generation,
+    coldMs: performance.now() - t,
+    coldCpuMs: cpuMs(cpu),
+    coldSteps: cold.steps,
+    coldCpuSteps: cold.cpuSteps,
+  };
 }
 
 /**
@@ -200,7 +247,7 @@ async function emptyDerived(db: Kysely<Schema>) {
 
 /** COLD_RUNS more cold generations (after the first, unless REUSE); every other one on COLD_AB_SQL. */
 async function moreColdRuns(db: Kysely<Schema>, snapshotId: bigint, from: number) {
-  const runs: { sql: string; bare_aggregate_s: number; cold_s: number; ratio: number }[] = [];
+  const runs: { sql: string; bare_aggregate_s: number; cold_s: number; cold_cpu_s: number; ratio: number }[] = [];
   let generation = 0;
   for (let run = from; run <= COLD_RUNS; run++) {
     await emptyDerived(db);
@@ -212,11 +259,14 @@ async function moreColdRuns(db: Kysely<Schema>, snapshotId: bigint, from: number
       sql: dir ?? 'branch',
       bare_aggregate_s: s(bareMs),
       cold_s: s(cold.coldMs),
+      cold_cpu_s: s(cold.coldCpuMs),
       ratio: +(cold.coldMs / bareMs).toFixed(1),
     });
     console.error(
-      `cold run ${run} (${dir ?? 'branch'}): bare ${s(bareMs)} s, cold ${s(cold.coldMs)} s`,
+      `cold run ${run} (${dir ?? 'branch'}): bare ${s(bareMs)} s, cold ${s(cold.coldMs)} s (CPU ${s(cold.coldCpuMs)} s)`,
       cold.coldSteps,
+      'CPU ms',
+      cold.coldCpuSteps,
     );
   }
   if (generation) await publishGeneration(db, generation);
@@ -270,11 +320,11 @@ export async function loadAndCompute(db: Kysely<Schema>, backend: string) {
   console.error(`load ${s(loadMs)} s`);
 
   const { bareMs, bareGroups } = await bareAggregate(db);
-  const { generation, coldMs, coldSteps } = await coldGeneration(db, snapshot.snapshot_id);
+  const { generation, coldMs, coldCpuMs, coldSteps, coldCpuSteps } = await coldGeneration(db, snapshot.snapshot_id);
   const t3 = performance.now();
   await publishGeneration(db, generation);
   const publishMs = performance.now() - t3;
-  console.error(`cold ${s(coldMs)} s`, coldSteps);
+  console.error(`cold ${s(coldMs)} s (CPU ${s(coldCpuMs)} s)`, coldSteps, 'CPU ms', coldCpuSteps);
   return {
     generation,
     snapshotId: snapshot.snapshot_id,
@@ -282,8 +332,10 @@ export async function loadAndCompute(db: Kysely<Schema>, backend: string) {
     bareMs,
     bareGroups,
     coldMs,
+    coldCpuMs,
     publishMs,
     coldSteps,
+    coldCpuSteps,
   };
 }
 
@@ -303,20 +355,22 @@ async function reuse(db: Kysely<Schema>) {
     bareMs: none,
     bareGroups: none,
     coldMs: none,
+    coldCpuMs: none,
     publishMs: none,
     coldSteps: {},
+    coldCpuSteps: {},
   };
 }
 
 async function main() {
   const url = process.env.BENCH_DATABASE_URL ?? process.env.DATABASE_URL;
   const reused = process.env.REUSE;
-  if (reused && !url) throw new Error('REUSE needs BENCH_DATABASE_URL');
+  if (reused && !url && !process.env.DATA_DIR) throw new Error('REUSE needs BENCH_DATABASE_URL or DATA_DIR');
   const scratch = url && !reused ? await createScratchSchema(url, 'bench_method') : undefined;
   if (scratch) console.error(`schema ${scratch.name}`);
   let databaseUrl = scratch?.url;
-  if (reused) {
-    const u = new URL(url!);
+  if (reused && url) {
+    const u = new URL(url);
     // (PGOPTIONS adds server settings, e.g. auto_explain's, for a look at the plans)
     u.searchParams.set('options', `-c search_path=${reused} ${process.env.PGOPTIONS ?? ''}`.trim());
     databaseUrl = u.toString();
@@ -325,6 +379,8 @@ async function main() {
   const { db } = database;
   await migrate(db);
 
+  if (process.env.EXPLAIN)
+    await sql`create table if not exists bench_plans (n serial primary key, step text, line text)`.execute(db);
   const first = reused ? await reuse(db) : await loadAndCompute(db, database.backend);
   const { coldSteps } = first;
   const snapshot = { snapshot_id: first.snapshotId };
@@ -337,7 +393,9 @@ async function main() {
   // Steady state: every 15 minutes, 15 minutes of new payments (4,500 blocks).
   const perRun = Math.max(1, Math.round(PAYMENTS / 2880));
   const steadyMs: number[] = [];
+  const steadyCpuMs: number[] = [];
   const steadySteps: Record<string, number>[] = [];
+  const steadyCpuSteps: Record<string, number>[] = [];
   let last = generation;
   for (let run = before + 1; run <= before + (coldOnly ? 0 : STEADY_RUNS); run++) {
     const base = AS_OF_BLOCK + BigInt(run - 1) * 4500n;
@@ -354,6 +412,7 @@ async function main() {
     await sql`analyze addresses`.execute(db);
     const steady = stepLogger();
     const t4 = performance.now();
+    const cpu4 = process.cpuUsage();
     last = await computeGeneration(db, {
       runSeq: BigInt(run + 1),
       asOf: {
@@ -364,12 +423,15 @@ async function main() {
       catalogSnapshotId: snapshot.snapshot_id,
       sources: [],
       log: steady.log,
+      afterStep: steady.afterStep,
       ...steps(),
     });
     steadyMs.push(performance.now() - t4);
+    steadyCpuMs.push(cpuMs(cpu4));
     steadySteps.push(steady.steps);
+    steadyCpuSteps.push(steady.cpuSteps);
     await publishGeneration(db, last);
-    console.error(`steady ${run}: ${s(steadyMs.at(-1)!)} s`, steady.steps);
+    console.error(`steady ${run}: ${s(steadyMs.at(-1)!)} s (CPU ${s(steadyCpuMs.at(-1)!)} s)`, steady.steps);
   }
 
   const rssBeforeVerify = peakRss;
@@ -421,12 +483,15 @@ async function main() {
     load_s: seconds(first.loadMs),
     bare_aggregate_s: seconds(first.bareMs),
     cold_s: seconds(first.coldMs),
+    // CPU time of this process: on PGlite the database's own work, independent of the machine's load
+    cold_cpu_s: seconds(first.coldCpuMs),
     publish_s: seconds(first.publishMs),
     cold_ratio_to_bare: first.coldMs && first.bareMs ? +(first.coldMs / first.bareMs).toFixed(1) : null,
     // COLD_RUNS: the cold runs after the first (or all of them, with REUSE), each with its bare aggregate
     cold_runs: more?.runs ?? null,
     steady_new_payments: perRun,
     steady_runs_s: steadyMs.map(s),
+    steady_cpu_runs_s: steadyCpuMs.map(s),
     steady_s: s(sorted[Math.floor((sorted.length - 1) / 2)]!),
     steady_median_s: steadyMs.length ? s(sorted[Math.floor((sorted.length - 1) / 2)]!) : null,
     steady_max_s: steadyMs.length ? s(sorted.at(-1)!) : null,
@@ -436,7 +501,9 @@ async function main() {
       ? +(sorted[Math.floor((sorted.length - 1) / 2)]! / first.coldMs).toFixed(4)
       : null,
     cold_steps_ms: coldSteps,
+    cold_cpu_steps_ms: first.coldCpuSteps,
     steady_steps_ms: steadySteps.at(-1),
+    steady_cpu_steps_ms: steadyCpuSteps.at(-1),
     verify: verified ?? null,
     // this process's peak RSS through cold and steady runs (the database is another process),
     // and through VERIFY's comparison, which holds both generations' rows in memory
@@ -444,6 +511,15 @@ async function main() {
     peak_rss_with_verify_mb: Math.round(peakRss / 2 ** 20),
   };
   console.log(JSON.stringify(result, null, 2));
+  if (process.env.EXPLAIN) {
+    const plans = await sql<{ step: string; line: string }>`select step, line from bench_plans order by n`.execute(db);
+    let text = '';
+    plans.rows.forEach(
+      (r, i) => (text += `${i === 0 || plans.rows[i - 1]!.step !== r.step ? `\n== ${r.step}\n` : ''}${r.line}\n`),
+    );
+    mkdirSync(new URL('./out/', import.meta.url), { recursive: true });
+    writeFileSync(new URL('./out/method-plans.txt', import.meta.url), text);
+  }
   mkdirSync(new URL('./out/', import.meta.url), { recursive: true });
   writeFileSync(new URL('./out/method.json', import.meta.url), `${JSON.stringify(result, null, 2)}\n`);
   await database.close();

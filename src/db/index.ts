@@ -1,4 +1,4 @@
-import { Kysely, PostgresDialect } from 'kysely';
+import { Kysely, PostgresDialect, sql } from 'kysely';
 import { mkdirSync } from 'node:fs';
 import type pg from 'pg';
 import { redactUrl } from '../config/redact.ts';
@@ -57,6 +57,17 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
       await pglite.close();
     },
   };
+}
+
+/**
+ * Ends a cycle's writes on the embedded database with a CHECKPOINT; nothing on Postgres. PGlite runs
+ * Postgres in single-user mode, which has no checkpointer: neither `max_wal_size` nor
+ * `checkpoint_timeout` ever starts a checkpoint, so without this the WAL of a `schedule` process
+ * would grow run after run until it closes the database, and a kill would leave all of it to replay
+ * on the next open (docs/operations.md, "Embedded database").
+ */
+export async function checkpointEmbedded(database: Database): Promise<void> {
+  if (database.backend === 'pglite') await sql`checkpoint`.execute(database.db);
 }
 
 /**

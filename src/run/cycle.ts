@@ -6,7 +6,7 @@ import type { computeGeneration } from '../method/index.ts';
 import type { publishGeneration, pruneGenerations } from '../publish/index.ts';
 import type { SyncStats, syncChain } from '../sync/index.ts';
 import type { Config } from '../config/index.ts';
-import type { Database } from '../db/index.ts';
+import { checkpointEmbedded, type Database } from '../db/index.ts';
 import { migrate } from '../db/migrate.ts';
 import type { Schema } from '../db/schema.ts';
 import { TemporaryError } from '../lib/errors.ts';
@@ -207,7 +207,11 @@ export async function runCycle(
       });
     });
     log.info({ generation, asOfBlock: asOf.number, latest: publishAs === 'latest' }, 'generation published');
-    const prunedResult = await stage('prune', () => deps.pruneGenerations(db, config.RETAIN_GENERATIONS));
+    const prunedResult = await stage('prune', async () => {
+      const result = await deps.pruneGenerations(db, config.RETAIN_GENERATIONS);
+      await checkpointEmbedded(database); // (bounds the embedded database's WAL: src/db/index.ts)
+      return result;
+    });
     const pruned = Array.isArray(prunedResult) ? prunedResult : prunedResult.generations;
     if (pruned.length > 0) log.info({ pruned }, 'generations pruned');
     return {

@@ -1,10 +1,31 @@
 import { PGlite } from '@electric-sql/pglite';
 import { OID, parseDate, parseInt8, parseNumeric } from '../types.ts';
 
+/**
+ * Server settings of the embedded database, on top of PGlite's own start flags (which already turn
+ * `fsync` off and parallel workers off). See docs/operations.md, "Embedded database", for what they
+ * mean for a killed process, and docs/benchmarks.md for what they save.
+ */
+export const PGLITE_SETTINGS: Record<string, string> = {
+  // No WAL for rows written into a table created or emptied (`truncate`) in the same transaction,
+  // as a cold run does for the method's work tables: the table's files are written out at commit
+  // instead. Crash-safe; it only rules out replicas and point-in-time recovery, which a database
+  // inside one process has no use for.
+  wal_level: 'minimal',
+  max_wal_senders: '0',
+  // The method's temporary tables (up to a few hundred MB at a million payments) in memory rather
+  // than in files; taken only as a session's temporary tables grow.
+  temp_buffers: '256MB',
+};
+
 /** Opens the embedded database under `dataDir` (created when missing), or in memory when null. */
 export async function openPGlite(dataDir: string | null): Promise<PGlite> {
   const options = {
     parsers: { [OID.int8]: parseInt8, [OID.numeric]: parseNumeric, [OID.date]: parseDate },
+    startParams: [
+      ...PGlite.defaultStartParams,
+      ...Object.entries(PGLITE_SETTINGS).flatMap(([name, value]) => ['-c', `${name}=${value}`]),
+    ],
   };
   const pglite = dataDir === null ? new PGlite(options) : new PGlite(dataDir, options);
   await pglite.waitReady;
