@@ -103,7 +103,7 @@ export interface ProxySettlementsRequest {
 
 export interface ProxySettlements {
   settlements: ProxySettlement[];
-  /** Receipt requests sent (eth_getTransactionReceipt or eth_getBlockReceipts), for the benchmark. */
+  /** Receipt requests made (eth_getTransactionReceipt or eth_getBlockReceipts), retries not counted. */
   receiptCalls: number;
 }
 
