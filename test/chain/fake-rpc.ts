@@ -18,6 +18,8 @@ export interface FakeLog {
   txHash: Hex;
   topics: Hex[];
   data: Hex;
+  /** The emitting contract; USDC when absent. */
+  address?: string;
 }
 
 export interface FakeChainOptions {
@@ -42,6 +44,7 @@ export class FakeChain {
   #sorted = true;
   #forks: { from: number; salt: string }[] = [];
   #nextLogIndex = new Map<number, number>();
+  #byTx = new Map<string, FakeLog[]>();
 
   constructor(readonly options: FakeChainOptions) {}
 
@@ -64,11 +67,15 @@ export class FakeChain {
     this.logs.push(...kept);
     this.#index.clear();
     this.#nextLogIndex.clear();
+    this.#byTx.clear();
     for (const l of kept) this.#add(l);
   }
 
   #add(log: FakeLog): void {
     this.#nextLogIndex.set(log.blockNumber, Math.max(this.#nextLogIndex.get(log.blockNumber) ?? 0, log.logIndex + 1));
+    const ofTx = this.#byTx.get(log.txHash);
+    if (ofTx) ofTx.push(log);
+    else this.#byTx.set(log.txHash, [log]);
     for (let i = 1; i < log.topics.length; i++) {
       const key = `${log.topics[0]}:${i}:${log.topics[i]}`;
       const list = this.#index.get(key);
@@ -78,9 +85,10 @@ export class FakeChain {
     this.#sorted = false;
   }
 
-  /** Appends a log at the next index of its block. */
-  log(blockNumber: number, txHash: Hex, topics: Hex[], data: Hex = '0x'): FakeLog {
+  /** Appends a log at the next index of its block (of USDC unless `address` is given). */
+  log(blockNumber: number, txHash: Hex, topics: Hex[], data: Hex = '0x', address?: string): FakeLog {
     const log: FakeLog = { blockNumber, logIndex: this.#nextLogIndex.get(blockNumber) ?? 0, txHash, topics, data };
+    if (address !== undefined) log.address = address.toLowerCase();
     this.logs.push(log);
     this.#add(log);
     return log;
@@ -109,6 +117,37 @@ export class FakeChain {
     this.transfer(blockNumber, txHash, from, to, value);
   }
 
+  /**
+   * An x402 Permit2 proxy settlement: the USDC Transfer, then the proxy's event (`topic0`,
+   * `Settled()` or `SettledWithPermit()`, no data) logged by `proxy`, in one transaction.
+   */
+  proxySettle(
+    blockNumber: number,
+    txHash: Hex,
+    from: string,
+    to: string,
+    value: bigint,
+    proxy: string,
+    topic0: Hex,
+  ): void {
+    this.transfer(blockNumber, txHash, from, to, value);
+    this.log(blockNumber, txHash, [topic0], '0x', proxy);
+  }
+
+  /** A receipt holding the transaction's logs (status 1), or null for a transaction with none. */
+  receipt(txHash: string): Record<string, unknown> | null {
+    const logs = this.#byTx.get(txHash.toLowerCase() as Hex);
+    if (!logs || logs.length === 0) return null;
+    const n = logs[0]!.blockNumber;
+    return {
+      transactionHash: txHash.toLowerCase(),
+      blockHash: this.hash(n),
+      blockNumber: hex(n),
+      status: '0x1',
+      logs: [...logs].sort((a, b) => a.logIndex - b.logIndex).map((l) => this.rpcLog(l)),
+    };
+  }
+
   #ensureSorted(): void {
     if (this.#sorted) return;
     for (const list of this.#index.values())
@@ -134,7 +173,8 @@ export class FakeChain {
     this.#ensureSorted();
     const from = Number(BigInt(filter.fromBlock));
     const to = Number(BigInt(filter.toBlock));
-    if (filter.address && filter.address.toLowerCase() !== this.options.usdc.toLowerCase()) return [];
+    const address = filter.address?.toLowerCase();
+    const usdc = this.options.usdc.toLowerCase();
     const topics = filter.topics ?? [];
     const topic0 = topics[0];
     let position = topics.findIndex((t, i) => i > 0 && t !== null && t !== undefined);
@@ -159,6 +199,7 @@ export class FakeChain {
       }
       for (let i = lo; i < list.length && list[i]!.blockNumber <= to; i++) {
         const log = list[i]!;
+        if (address !== undefined && (log.address ?? usdc) !== address) continue;
         if (matches(log, topics)) out.push(log);
       }
     }
@@ -168,7 +209,7 @@ export class FakeChain {
 
   rpcLog(l: FakeLog): Record<string, unknown> {
     const out: Record<string, unknown> = {
-      address: this.options.usdc,
+      address: l.address ?? this.options.usdc,
       topics: l.topics,
       data: l.data,
       blockNumber: hex(l.blockNumber),
@@ -196,6 +237,14 @@ export class FakeChain {
       }
       case 'eth_getLogs':
         return this.getLogs(params[0] as never);
+      case 'eth_getTransactionReceipt':
+        return this.receipt(params[0] as string);
+      case 'eth_getBlockReceipts': {
+        const n = Number(BigInt(params[0] as string));
+        if (n > this.options.head || n < 0) return null;
+        const txs = new Set(this.logs.filter((l) => l.blockNumber === n).map((l) => l.txHash));
+        return [...txs].map((tx) => this.receipt(tx));
+      }
       default:
         throw { code: -32601, message: `the method ${method} does not exist/is not available` };
     }
