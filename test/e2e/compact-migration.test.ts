@@ -129,7 +129,6 @@ describe.each(backends())('the move to the compact fact layout on $backend', ({ 
     expect(applied.slice(0, 2).map((v) => loadMigrations().find((m) => m.version === v)!.name)).toEqual([
       'compact_facts',
       'compact_switch',
-      'fact_partitions',
     ]);
     for (const old of ['usdc_transfers', 'usdc_authorizations', 'chain_blocks', 'compact_copy'])
       expect(await tableExists(database.db, old)).toBe(false);

@@ -67,6 +67,8 @@ describe.each(backends())('each SQL rule written once on $backend', ({ backend }
   });
 
   it('behavior: a call with columns or constants is inlined: the plan holds the comparisons, not the function', async () => {
+    // one partition of the facts (migration 0027), or the plan of an empty partitioned table is a constant false
+    await sql`select fact_partitions_cover(array[1]::int8[])`.execute(t.db);
     const constant = await plan(t, 'select count(*) from blocks t where visible_at(t.added_seq, t.removed_seq, 7)');
     expect(constant).not.toContain('visible_at');
     expect(constant).toMatch(/added_seq <= '?7'?/);
@@ -77,10 +79,13 @@ describe.each(backends())('each SQL rule written once on $backend', ({ backend }
     );
     expect(column).not.toContain('visible_at');
     expect(column).toContain('g.run_seq');
-    // ... but not with a subquery as the seq (used twice in the body): why the steps join it
+    // ... but not with a subquery as the seq (used twice in the body) over a plain table: why the
+    // steps join it. (Over the partitioned `blocks` the planner makes the subquery an InitPlan first
+    // and inlines the call; the steps do not rely on that.)
+    await sql`create temp table plain_facts (added_seq int8, removed_seq int8)`.execute(t.db);
     const subquery = await plan(
       t,
-      'select count(*) from blocks t where visible_at(t.added_seq, t.removed_seq, (select max(run_seq) from generations))',
+      'select count(*) from plain_facts t where visible_at(t.added_seq, t.removed_seq, (select max(run_seq) from generations))',
     );
     expect(subquery).toContain('visible_at');
   });
