@@ -176,8 +176,10 @@ async function main() {
 
   let peakRss = 0;
   let peakHeap = 0;
+  let stagePeakRss = 0; // since the current stage of a whole run started
   const sampler = setInterval(() => {
     peakRss = Math.max(peakRss, process.memoryUsage.rss());
+    stagePeakRss = Math.max(stagePeakRss, process.memoryUsage.rss());
     peakHeap = Math.max(peakHeap, process.memoryUsage().heapUsed);
   }, 50);
   // The server's CPU time (its own process) over the sync and over the bare replay.
@@ -192,6 +194,9 @@ async function main() {
   const start = performance.now();
   let stats: SyncStats;
   let run: RunReport | undefined;
+  const cpuSeconds = (u: NodeJS.CpuUsage) => (u.user + u.system) / 1e6;
+  let stageStart: { indexer: number; postgres: number | null } = { indexer: 0, postgres: 0 };
+  const stageCpu: Record<string, { indexer: number; postgres: number | null; peakRssMB: number }> = {};
   if (args.whole) {
     // The configuration `run` would load from its environment (the RPC timeout is the bench's option).
     const config = loadConfig({
@@ -210,7 +215,25 @@ async function main() {
         ...deps,
         createChainClient: (o) => deps.createChainClient({ ...o, timeoutMs }),
       },
-      { log },
+      {
+        log,
+        // Per stage: this process's CPU and its Postgres backends' (the run's progress lines
+        // `<stage>…` and `<stage> done in N ms` mark each stage's start and end).
+        progress: (line) => {
+          const m = /^(\w+)(…| done in)/.exec(line);
+          if (!m) return;
+          const now = { indexer: cpuSeconds(process.cpuUsage()), postgres: postgresCpu.now() };
+          if (m[2] === '…') {
+            stageStart = now;
+            stagePeakRss = process.memoryUsage.rss();
+          } else
+            stageCpu[m[1]!] = {
+              indexer: +(now.indexer - stageStart.indexer).toFixed(2),
+              postgres: now.postgres === null ? null : +(now.postgres - stageStart.postgres!).toFixed(2),
+              peakRssMB: Math.round(Math.max(stagePeakRss, process.memoryUsage.rss()) / 2 ** 20),
+            };
+        },
+      },
     );
     stats = run.sync;
   } else {
@@ -283,6 +306,7 @@ async function main() {
       expectedPublishedPayments: expectedPublished,
       publishedSellers: Number(published!.rows[0]!.sellers),
       stageMs: run.ms,
+      stageCpuSecondsAndRss: stageCpu,
     }),
     paymentsPerSecond: Math.round(payments / (indexMs / 1000)),
     peakRssMB: Math.round(peakRss / 2 ** 20),
@@ -361,7 +385,14 @@ function backendCpuMeter(baseUrl: string, appName: string) {
       last.set(pid, t);
     }
   };
+  const total = () => {
+    let sum = 0;
+    for (const [pid, t] of last) sum += t - first.get(pid)!;
+    return sum / 100;
+  };
   return {
+    /** The CPU seconds so far, as of the last poll (at most 200 ms old). */
+    now: (): number | null => (linux ? total() : null),
     async start() {
       linux = ticks(process.pid) !== undefined;
       admin = await openDatabase({ databaseUrl: baseUrl, maxConnections: 1 });
@@ -372,10 +403,7 @@ function backendCpuMeter(baseUrl: string, appName: string) {
       clearInterval(timer);
       await poll(false);
       await admin!.close();
-      if (!linux) return null;
-      let total = 0;
-      for (const [pid, t] of last) total += t - first.get(pid)!;
-      return total / 100;
+      return linux ? total() : null;
     },
   };
 }

@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import pLimit from 'p-limit';
 import { AdaptiveLimit } from '../lib/adaptive-limit.ts';
 import {
@@ -249,8 +249,29 @@ export async function syncChain(db: Kysely<Schema>, client: ChainClient, options
   if (failed) throw failed.reason;
 
   await assertCovered(db, sellers, dayStart, asOf.number);
+  await analyzeAfterBackfill(db, stats.transfers, log);
   log.info({ ...stats, indexedToBlock: stats.indexedToBlock.toString() }, 'chain synced');
   return stats;
+}
+
+/**
+ * Refreshes the planner's statistics of the fact tables when this sync added a large part of
+ * them (a backfill: more than a tenth of the transfers now stored, Postgres' own autovacuum
+ * analyze threshold). The method runs right after the sync, before autovacuum has looked at the
+ * new rows: planned on the empty tables' statistics, its first (cold) generation chose plans for
+ * a few rows. A steady run adds far less than a tenth and skips this. ANALYZE reads a sample of
+ * each table (30,000 rows by default), not the whole table; it changes plans, never results.
+ */
+async function analyzeAfterBackfill(db: Kysely<Schema>, added: number, log: Logger) {
+  if (added === 0) return;
+  const { rows } = await sql<{ estimate: number }>`
+    select reltuples::float8 as estimate from pg_class where oid = 'transfers'::regclass`.execute(db);
+  // reltuples is -1 (Postgres 14+) or 0 for a table never analyzed.
+  const estimate = Math.max(0, Number(rows[0]?.estimate ?? 0));
+  if (added <= estimate / 10) return;
+  const started = performance.now();
+  await sql`analyze addresses, blocks, transfers`.execute(db);
+  log.info({ added, estimate, ms: Math.round(performance.now() - started) }, 'fact tables analyzed after a backfill');
 }
 
 // Defensive: the promise of syncChain, checked from what is stored rather than assumed.
