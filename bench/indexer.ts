@@ -314,6 +314,8 @@ async function main() {
     indexerCpuSeconds: +((cpu.user + cpu.system) / 1e6).toFixed(2),
     serverCpuSecondsDuringSync: +(serverCpu1 - serverCpu0).toFixed(2),
     postgresCpuSecondsDuringSync: postgresCpuSync === null ? null : +postgresCpuSync.toFixed(2),
+    // Polls (every 200 ms) that found one of the benchmark's backends running a statement.
+    postgresActiveSamples: postgresCpu.samples(),
     bareClientCpuSeconds: bare && +(bare.cpuSeconds / 1e6).toFixed(2),
     serverCpuSecondsDuringBare: bare && +(serverCpu2 - serverCpu1).toFixed(2),
   };
@@ -359,6 +361,12 @@ async function main() {
  * connection for their pids, and each pid's CPU is read from /proc (Linux; null elsewhere). A
  * backend that starts and ends between two polls is missed, so it is a lower bound.
  */
+/** A statement's first line that is not a comment, cut to 70 characters: its key in the profile. */
+function statementKey(query: string): string {
+  const line = query.split('\n').find((l) => l.trim() !== '' && !l.trim().startsWith('--')) ?? '';
+  return line.trim().replace(/\s+/g, ' ').slice(0, 70);
+}
+
 function backendCpuMeter(baseUrl: string, appName: string) {
   const first = new Map<number, number>(); // pid -> CPU ticks when first seen
   const last = new Map<number, number>();
@@ -374,10 +382,17 @@ function backendCpuMeter(baseUrl: string, appName: string) {
   let admin: Awaited<ReturnType<typeof openDatabase>> | undefined;
   let timer: NodeJS.Timeout | undefined;
   let linux = true;
+  const activeSamples = new Map<string, number>();
   const poll = async (baseline: boolean) => {
-    const { rows } = await sql<{ pid: number }>`
-      select pid from pg_stat_activity where application_name = ${appName}`.execute(admin!.db);
-    for (const { pid } of rows) {
+    const { rows } = await sql<{ pid: number; active: string | null }>`
+      select pid, case when state = 'active' then query end as active
+        from pg_stat_activity where application_name = ${appName}`.execute(admin!.db);
+    for (const { pid, active } of rows) {
+      // A sampling profile of the backends: which statement was running at each poll.
+      if (active !== null && !baseline) {
+        const key = statementKey(active);
+        activeSamples.set(key, (activeSamples.get(key) ?? 0) + 1);
+      }
       const t = ticks(pid);
       if (t === undefined) continue;
       // A backend first seen after start() did all its work within the measured span.
@@ -391,6 +406,8 @@ function backendCpuMeter(baseUrl: string, appName: string) {
     return sum / 100;
   };
   return {
+    /** Polls that found a backend running each statement (its first words), most first. */
+    samples: () => Object.fromEntries([...activeSamples].sort((a, b) => b[1] - a[1]).slice(0, 12)),
     /** The CPU seconds so far, as of the last poll (at most 200 ms old). */
     now: (): number | null => (linux ? total() : null),
     async start() {
