@@ -23,6 +23,7 @@ import { createRng } from '../src/devchain/prng.ts';
 import { projectRoot } from '../src/lib/paths.ts';
 import { FakeChain, serveJsonRpc, type Hex } from '../test/chain/fake-rpc.ts';
 import { other, payer, seller } from './fake-addresses.ts';
+import { benchCatalogItems } from './fake-catalog.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -61,31 +62,6 @@ function pay(chain: FakeChain, from: number, to: number, count: number) {
   }
 }
 
-function catalogItems() {
-  return Array.from({ length: SELLERS }, (_, i) => ({
-    x402Version: 2,
-    type: 'http',
-    resource: {
-      url: `https://s${i}.bench.x402-tally.invalid/api`,
-      description: `Benchmark seller ${i}`,
-      mimeType: 'application/json',
-    },
-    accepts: [
-      {
-        scheme: 'exact',
-        network: 'eip155:8453',
-        amount: '1000',
-        asset: USDC,
-        payTo: seller(i),
-        maxTimeoutSeconds: 60,
-        extra: { name: 'USD Coin', version: '2' },
-      },
-    ],
-    lastUpdated: '2025-12-30T00:00:00.000Z',
-    metadata: { title: `Bench seller ${i}` },
-  }));
-}
-
 /** One `x402-tally run` process; its wall time and peak RSS (from /usr/bin/time when present). */
 function runOnce(env: NodeJS.ProcessEnv): Promise<{ wall_s: number; code: number | null; tail: string }> {
   const started = performance.now();
@@ -119,7 +95,7 @@ pay(chain, Math.round(86_400 / BLOCK_TIME), HEAD, PAYMENTS);
 const server = await serveJsonRpc((m, p) => chain.call(m, p));
 try {
   const catalog = path.join(dir, 'catalog.json');
-  writeFileSync(catalog, JSON.stringify(catalogItems()));
+  writeFileSync(catalog, JSON.stringify(benchCatalogItems(SELLERS, USDC)));
   const env = {
     DATABASE_URL: scratch.url,
     RPC_URL: server.url,

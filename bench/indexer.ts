@@ -5,12 +5,17 @@
  * Then the same eth_getLogs calls the indexer made are sent again alone (no validation, decoding
  * or storage), at the same concurrency, for the bare RPC time.
  *
+ * With --whole, the timed part is a whole run instead of the sync alone: runCycle (src/run/cycle.ts)
+ * with the real stages, reading a catalog file that lists one Base USDC listing per seller of the
+ * fake chain, then sync, the method's (cold) generation, publish and prune; the per-stage times
+ * and the published payments are reported with it.
+ *
  *   TEST_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test npx tsx bench/indexer.ts
  *   (options: --payments N --sellers N --days N --concurrency N --latency-ms N --block-time 2|0.2
- *    --skip-bare --rpc-timeout-ms N)
+ *    --skip-bare --rpc-timeout-ms N --whole --log-level info)
  */
 import { fork } from 'node:child_process';
-import { closeSync, openSync, readdirSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -18,10 +23,17 @@ import { parseArgs } from 'node:util';
 import { sql } from 'kysely';
 import pLimit from 'p-limit';
 import { createChainClient, resolveAsOf } from '../src/chain/index.ts';
-import { syncChain } from '../src/sync/index.ts';
-import { freshDatabase } from '../test/helpers/db.ts';
+import { loadConfig } from '../src/config/index.ts';
+import { createLogger, silentLogger } from '../src/lib/log.ts';
+import { runCycle, type RunReport } from '../src/run/cycle.ts';
+import { defaultDeps } from '../src/run/deps.ts';
+import { syncChain, type SyncStats } from '../src/sync/index.ts';
+import { openDatabase } from '../src/db/index.ts';
+import { migrate } from '../src/db/migrate.ts';
+import { createScratchSchema } from '../src/db/scratch-schema.ts';
 import { FakeChain, serveJsonRpc, type Hex } from '../test/chain/fake-rpc.ts';
 import { other, payer, seller } from './fake-addresses.ts';
+import { benchCatalogItems } from './fake-catalog.ts';
 import { mulberry32 } from './mulberry32.ts';
 
 const { values: args, positionals } = parseArgs({
@@ -40,6 +52,10 @@ const { values: args, positionals } = parseArgs({
     // The client's per-request timeout. The fake node of a 5M-payment chain (an ~8 GB heap) can
     // pause longer than the default 15 s for its own garbage collection on a busy machine.
     'rpc-timeout-ms': { type: 'string', default: '15000' },
+    // A whole run (catalog, sync, method, publish, prune through runCycle) instead of the sync alone.
+    whole: { type: 'boolean', default: false },
+    // The whole run's log level (info: the method's per-step times, on stderr).
+    'log-level': { type: 'string', default: 'warn' },
   },
 });
 const PAYMENTS = Number(args.payments);
@@ -52,6 +68,14 @@ const GENESIS = 1_760_000_400; // 00:20 UTC
 const WINDOW = 30 * 86_400;
 const HEAD = Math.round(((DAYS + 1) * 86_400) / BLOCK_TIME);
 
+const FIRST_BLOCK = Math.ceil((86_400 - (GENESIS % 86_400)) / BLOCK_TIME); // the first full day
+
+/** The blocks of the PAYMENTS settlements, in block order: the first draws of the chain's generator. */
+function settlementBlocks(random: () => number): number[] {
+  const span = HEAD - FIRST_BLOCK;
+  return Array.from({ length: PAYMENTS }, () => FIRST_BLOCK + Math.floor(random() * span)).sort((a, b) => a - b);
+}
+
 function buildChain(): FakeChain {
   const chain = new FakeChain({
     usdc: USDC,
@@ -61,10 +85,9 @@ function buildChain(): FakeChain {
     blockTimestampInLogs: true,
   });
   const random = mulberry32(402); // the server and the checks agree without sharing state
-  const firstBlock = Math.ceil((86_400 - (GENESIS % 86_400)) / BLOCK_TIME); // the first full day
+  const blocks = settlementBlocks(random);
+  const firstBlock = FIRST_BLOCK;
   const span = HEAD - firstBlock;
-  // Settlements in block order (the fake node sorts per index anyway).
-  const blocks = Array.from({ length: PAYMENTS }, () => firstBlock + Math.floor(random() * span)).sort((a, b) => a - b);
   let tx = 1;
   blocks.forEach((block, i) => {
     const txHash = `0x${(tx++).toString(16).padStart(64, '0')}` as Hex;
@@ -134,17 +157,29 @@ async function main() {
   );
   console.log(`server ready in ${((performance.now() - t0) / 1000).toFixed(1)} s: ${logs} logs, ${HEAD + 1} blocks`);
 
-  const db = await freshDatabase('pg');
-  const client = createChainClient({ rpcUrls: [url], chainId: 8453, timeoutMs: Number(args['rpc-timeout-ms']) });
-  const asOf = await resolveAsOf(client, {});
-  const { rows } = await sql<{ seq: bigint }>`select nextval('ingest_seq') as seq`.execute(db.db);
-  const sellers = Array.from({ length: SELLERS }, (_, i) => seller(i));
+  // A scratch schema of its own; its connections carry an application_name, so that the CPU of
+  // this benchmark's Postgres backends can be told from other sessions' on a shared machine.
+  const appName = `x402-bench-${process.pid}`;
+  const scratch = await createScratchSchema(process.env.TEST_DATABASE_URL, 'bench_idx');
+  const dbUrl = new URL(scratch.url);
+  dbUrl.searchParams.set('application_name', appName);
+  const db = await openDatabase({ databaseUrl: dbUrl.toString(), dataDir: null });
+  await migrate(db.db);
+  const postgresCpu = backendCpuMeter(process.env.TEST_DATABASE_URL, appName);
   const concurrency = Number(args.concurrency);
+  const timeoutMs = Number(args['rpc-timeout-ms']);
+  const client = createChainClient({ rpcUrls: [url], chainId: 8453, timeoutMs });
+  // The whole run reads its sellers from a catalog file, as `run` with CATALOG_SOURCE=<file> does.
+  const catalogDir = mkdtempSync(path.join(os.tmpdir(), 'x402-bench-catalog-'));
+  const catalogFile = path.join(catalogDir, 'catalog.json');
+  if (args.whole) writeFileSync(catalogFile, JSON.stringify(benchCatalogItems(SELLERS, USDC)));
 
   let peakRss = 0;
   let peakHeap = 0;
+  let stagePeakRss = 0; // since the current stage of a whole run started
   const sampler = setInterval(() => {
     peakRss = Math.max(peakRss, process.memoryUsage.rss());
+    stagePeakRss = Math.max(stagePeakRss, process.memoryUsage.rss());
     peakHeap = Math.max(peakHeap, process.memoryUsage().heapUsed);
   }, 50);
   // The server's CPU time (its own process) over the sync and over the bare replay.
@@ -154,24 +189,73 @@ async function main() {
     return (cpu.user + cpu.system) / 1e6;
   };
   const serverCpu0 = await serverCpu();
-  const postgresCpu0 = postgresCpuSeconds();
+  await postgresCpu.start();
   const cpuStart = process.cpuUsage();
   const start = performance.now();
-  const stats = await syncChain(db.db, client, {
-    usdcAddress: USDC,
-    sellers,
-    asOf,
-    windowSeconds: WINDOW,
-    runSeq: BigInt(rows[0]!.seq),
-    concurrency,
-  });
+  let stats: SyncStats;
+  let run: RunReport | undefined;
+  const cpuSeconds = (u: NodeJS.CpuUsage) => (u.user + u.system) / 1e6;
+  let stageStart: { indexer: number; postgres: number | null } = { indexer: 0, postgres: 0 };
+  const stageCpu: Record<string, { indexer: number; postgres: number | null; peakRssMB: number }> = {};
+  if (args.whole) {
+    // The configuration `run` would load from its environment (the RPC timeout is the bench's option).
+    const config = loadConfig({
+      DATABASE_URL: dbUrl.toString(),
+      RPC_URL: url,
+      CATALOG_SOURCE: catalogFile,
+      USDC_ADDRESS: USDC,
+      RPC_CONCURRENCY: String(concurrency),
+    });
+    const log = args['log-level'] === 'silent' ? silentLogger : createLogger(args['log-level'], 'json');
+    const deps = defaultDeps();
+    run = await runCycle(
+      db,
+      config,
+      {
+        ...deps,
+        createChainClient: (o) => deps.createChainClient({ ...o, timeoutMs }),
+      },
+      {
+        log,
+        // Per stage: this process's CPU and its Postgres backends' (the run's progress lines
+        // `<stage>…` and `<stage> done in N ms` mark each stage's start and end).
+        progress: (line) => {
+          const m = /^(\w+)(…| done in)/.exec(line);
+          if (!m) return;
+          const now = { indexer: cpuSeconds(process.cpuUsage()), postgres: postgresCpu.now() };
+          if (m[2] === '…') {
+            stageStart = now;
+            stagePeakRss = process.memoryUsage.rss();
+          } else
+            stageCpu[m[1]!] = {
+              indexer: +(now.indexer - stageStart.indexer).toFixed(2),
+              postgres: now.postgres === null ? null : +(now.postgres - stageStart.postgres!).toFixed(2),
+              peakRssMB: Math.round(Math.max(stagePeakRss, process.memoryUsage.rss()) / 2 ** 20),
+            };
+        },
+      },
+    );
+    stats = run.sync;
+  } else {
+    const asOf = await resolveAsOf(client, {});
+    const { rows } = await sql<{ seq: bigint }>`select nextval('ingest_seq') as seq`.execute(db.db);
+    const sellers = Array.from({ length: SELLERS }, (_, i) => seller(i));
+    stats = await syncChain(db.db, client, {
+      usdcAddress: USDC,
+      sellers,
+      asOf,
+      windowSeconds: WINDOW,
+      runSeq: BigInt(rows[0]!.seq),
+      concurrency,
+    });
+  }
   const indexMs = performance.now() - start;
   const cpu = process.cpuUsage(cpuStart);
   clearInterval(sampler);
   peakRss = Math.max(peakRss, process.memoryUsage.rss());
 
   const serverCpu1 = await serverCpu();
-  const postgresCpu1 = postgresCpuSeconds();
+  const postgresCpuSync = await postgresCpu.stop();
   // The same eth_getLogs calls alone: no validation, no decoding, no storage.
   const bare = args['skip-bare'] ? undefined : await bareReplay(concurrency);
   const serverCpu2 = await serverCpu();
@@ -188,6 +272,18 @@ async function main() {
   const payments = Number(check.rows[0]!.payments);
   if (Number(check.rows[0]!.by_join) !== payments)
     throw new Error(`authorized class (${payments}) and pairing logs (${check.rows[0]!.by_join}) disagree`);
+  // What the whole run published: the payments of every seller's 30 days, summed.
+  // and how many payments its window holds, from the chain's generator alone (METHOD.md 2.2:
+  // as_of_ts - window_seconds < block time <= as_of_ts; the fake node's finalized block is its head).
+  const asOfTs = GENESIS + Math.floor(HEAD * BLOCK_TIME);
+  const expectedPublished = settlementBlocks(mulberry32(402)).filter(
+    (b) => GENESIS + Math.floor(b * BLOCK_TIME) > asOfTs - WINDOW,
+  ).length;
+  const published = run
+    ? await sql<{ payments: string; sellers: string }>`
+        select coalesce(sum(s.payments_30d), 0)::text as payments, count(*)::text as sellers
+          from gen_sellers s where s.generation = ${run.generation}`.execute(db.db)
+    : undefined;
   const result = {
     payments,
     storedOnce: payments === Number(check.rows[0]!.distinct_payments),
@@ -203,20 +299,33 @@ async function main() {
     indexerSeconds: +(indexMs / 1000).toFixed(2),
     bareRpcSeconds: bare && +(bare.ms / 1000).toFixed(2),
     ratio: bare && +(indexMs / bare.ms).toFixed(2),
+    ...(run && {
+      whole: true,
+      generation: run.generation,
+      publishedPayments: Number(published!.rows[0]!.payments),
+      expectedPublishedPayments: expectedPublished,
+      publishedSellers: Number(published!.rows[0]!.sellers),
+      stageMs: run.ms,
+      stageCpuSecondsAndRss: stageCpu,
+    }),
     paymentsPerSecond: Math.round(payments / (indexMs / 1000)),
     peakRssMB: Math.round(peakRss / 2 ** 20),
     peakHeapUsedMB: Math.round(peakHeap / 2 ** 20),
     indexerCpuSeconds: +((cpu.user + cpu.system) / 1e6).toFixed(2),
     serverCpuSecondsDuringSync: +(serverCpu1 - serverCpu0).toFixed(2),
-    postgresCpuSecondsDuringSync:
-      postgresCpu0 === null || postgresCpu1 === null ? null : +(postgresCpu1 - postgresCpu0).toFixed(2),
+    postgresCpuSecondsDuringSync: postgresCpuSync === null ? null : +postgresCpuSync.toFixed(2),
+    // Polls (every 200 ms) that found one of the benchmark's backends running a statement.
+    postgresActiveSamples: postgresCpu.samples(),
     bareClientCpuSeconds: bare && +(bare.cpuSeconds / 1e6).toFixed(2),
     serverCpuSecondsDuringBare: bare && +(serverCpu2 - serverCpu1).toFixed(2),
   };
   console.log(JSON.stringify(result, null, 2));
   await db.close();
+  await scratch.drop();
   child.kill();
+  rmSync(catalogDir, { recursive: true, force: true });
   if (payments !== PAYMENTS || !result.storedOnce) process.exitCode = 1;
+  if (run && result.publishedPayments !== expectedPublished) process.exitCode = 1;
 
   /** Sends the server's recorded eth_getLogs calls again, `concurrency` at a time, and times them. */
   async function bareReplay(concurrency: number) {
@@ -234,7 +343,9 @@ async function main() {
     await Promise.all(
       calls.map((params) =>
         limit(async () => {
-          logs += ((await client.request('eth_getLogs', params)) as unknown[]).length;
+          // Awaited first: `logs += await …` would read `logs` before the wait and lose updates.
+          const answer = (await client.request('eth_getLogs', params)) as unknown[];
+          logs += answer.length;
         }),
       ),
     );
@@ -245,28 +356,71 @@ async function main() {
 }
 
 /**
- * CPU seconds used so far by the processes named `postgres` on this machine (Linux /proc; null
- * elsewhere): the local server's share of the sync. Backends that exit in between are missed, so
- * it is a lower bound; the sync's connections live through it.
+ * CPU seconds of this benchmark's own Postgres backends (those whose application_name is
+ * `appName`) between start() and stop(): pg_stat_activity is polled every 200 ms from a separate
+ * connection for their pids, and each pid's CPU is read from /proc (Linux; null elsewhere). A
+ * backend that starts and ends between two polls is missed, so it is a lower bound.
  */
-function postgresCpuSeconds(): number | null {
-  try {
-    const ticks = 100; // USER_HZ on Linux
-    let total = 0;
-    for (const pid of readdirSync('/proc')) {
-      if (!/^\d+$/.test(pid)) continue;
-      try {
-        const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-        const close = stat.lastIndexOf(')');
-        if (!stat.slice(stat.indexOf('(') + 1, close).startsWith('postgres')) continue;
-        const fields = stat.slice(close + 2).split(' ');
-        total += Number(fields[11]) + Number(fields[12]); // utime, stime
-      } catch {
-        // the process ended meanwhile
-      }
+/** A statement's first line that is not a comment, cut to 70 characters: its key in the profile. */
+function statementKey(query: string): string {
+  const line = query.split('\n').find((l) => l.trim() !== '' && !l.trim().startsWith('--')) ?? '';
+  return line.trim().replace(/\s+/g, ' ').slice(0, 70);
+}
+
+function backendCpuMeter(baseUrl: string, appName: string) {
+  const first = new Map<number, number>(); // pid -> CPU ticks when first seen
+  const last = new Map<number, number>();
+  const ticks = (pid: number): number | undefined => {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      return Number(fields[11]) + Number(fields[12]); // utime, stime (USER_HZ = 100 on Linux)
+    } catch {
+      return undefined; // ended meanwhile, or not Linux
     }
-    return total / ticks;
-  } catch {
-    return null;
-  }
+  };
+  let admin: Awaited<ReturnType<typeof openDatabase>> | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  let linux = true;
+  const activeSamples = new Map<string, number>();
+  const poll = async (baseline: boolean) => {
+    const { rows } = await sql<{ pid: number; active: string | null }>`
+      select pid, case when state = 'active' then query end as active
+        from pg_stat_activity where application_name = ${appName}`.execute(admin!.db);
+    for (const { pid, active } of rows) {
+      // A sampling profile of the backends: which statement was running at each poll.
+      if (active !== null && !baseline) {
+        const key = statementKey(active);
+        activeSamples.set(key, (activeSamples.get(key) ?? 0) + 1);
+      }
+      const t = ticks(pid);
+      if (t === undefined) continue;
+      // A backend first seen after start() did all its work within the measured span.
+      if (!first.has(pid)) first.set(pid, baseline ? t : 0);
+      last.set(pid, t);
+    }
+  };
+  const total = () => {
+    let sum = 0;
+    for (const [pid, t] of last) sum += t - first.get(pid)!;
+    return sum / 100;
+  };
+  return {
+    /** Polls that found a backend running each statement (its first words), most first. */
+    samples: () => Object.fromEntries([...activeSamples].sort((a, b) => b[1] - a[1]).slice(0, 12)),
+    /** The CPU seconds so far, as of the last poll (at most 200 ms old). */
+    now: (): number | null => (linux ? total() : null),
+    async start() {
+      linux = ticks(process.pid) !== undefined;
+      admin = await openDatabase({ databaseUrl: baseUrl, maxConnections: 1 });
+      await poll(true);
+      timer = setInterval(() => void poll(false).catch(() => {}), 200);
+    },
+    async stop(): Promise<number | null> {
+      clearInterval(timer);
+      await poll(false);
+      await admin!.close();
+      return linux ? total() : null;
+    },
+  };
 }

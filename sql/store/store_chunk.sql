@@ -30,11 +30,14 @@ with b as (
   select u.tx, u.li, u.h, u.n, u.ts, u.f, u.t, u.v, $1::int8, null,
          case when auth.li is null then 0 else 1 end, auth.li, auth.no
     from x402_stage_transfers u
-    left join lateral (select a.li, a.no
-                         from x402_stage_authorizations a
-                        where a.tx = u.tx and a.h = u.h and a.au = u.f   -- rule 3
-                        order by a.li
-                        limit 1) auth on true
+    -- The first AuthorizationUsed (lowest log index) of each transaction and authorizer, joined
+    -- by equality so that Postgres can hash it: a lateral subquery per transfer scanned every
+    -- staged authorization of the chunk for each transfer (the staging tables have no index),
+    -- ~0.9 s of server CPU per chunk of ~700 transfers.
+    left join (select distinct on (a.tx, a.h, a.au) a.tx, a.h, a.au, a.li, a.no
+                 from x402_stage_authorizations a
+                order by a.tx, a.h, a.au, a.li) auth
+      on auth.tx = u.tx and auth.h = u.h and auth.au = u.f   -- rule 3
    where not exists (select 1
                        from blocks v
                        join transfers x on x.block_id = v.block_id and x.log_index = u.li

@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import pLimit from 'p-limit';
 import { AdaptiveLimit } from '../lib/adaptive-limit.ts';
 import {
@@ -189,6 +189,21 @@ export async function syncChain(db: Kysely<Schema>, client: ChainClient, options
   // parallelBatches x (ahead + 1) chunks, each of about `chunkTransfers` transfers once the
   // batch's ChunkSizer has seen the density.
   const ahead = 2;
+  // During a backfill the fact tables grow from few rows to many: each chunk's statements are
+  // planned on statistics of the tables as they were at the last ANALYZE, so the statistics are
+  // refreshed each time the transfers this sync added have doubled (about 8 times at 200k).
+  let analyzedAt = 0;
+  let analyzing = false;
+  const midAnalyze = async () => {
+    if (analyzing || stats.transfers - analyzedAt < Math.max(1000, analyzedAt)) return;
+    analyzing = true;
+    try {
+      analyzedAt = stats.transfers;
+      await sql`analyze addresses, blocks, transfers`.execute(db);
+    } finally {
+      analyzing = false;
+    }
+  };
   let storedBlocks = 0n;
   const runBatch = async (batch: Batch) => {
     signal.throwIfAborted(); // a batch waiting for its turn does not start after a failure
@@ -219,6 +234,7 @@ export async function syncChain(db: Kysely<Schema>, client: ChainClient, options
       const added = await storeChunk(db, { logs, sellers: batch.sellers, from: batch.from, toBlock, runSeq });
       stats.ranges++;
       stats.transfers += added.transfers;
+      await midAnalyze();
       stats.authorizations += added.authorizations;
       storedBlocks += toBlock - fromBlock + 1n;
       log.debug(
@@ -249,8 +265,29 @@ export async function syncChain(db: Kysely<Schema>, client: ChainClient, options
   if (failed) throw failed.reason;
 
   await assertCovered(db, sellers, dayStart, asOf.number);
+  await analyzeAfterBackfill(db, stats.transfers, log);
   log.info({ ...stats, indexedToBlock: stats.indexedToBlock.toString() }, 'chain synced');
   return stats;
+}
+
+/**
+ * Refreshes the planner's statistics of the fact tables when this sync added a large part of
+ * them (a backfill: more than a tenth of the transfers now stored, Postgres' own autovacuum
+ * analyze threshold). The method runs right after the sync, before autovacuum has looked at the
+ * new rows: planned on the empty tables' statistics, its first (cold) generation chose plans for
+ * a few rows. A steady run adds far less than a tenth and skips this. ANALYZE reads a sample of
+ * each table (30,000 rows by default), not the whole table; it changes plans, never results.
+ */
+async function analyzeAfterBackfill(db: Kysely<Schema>, added: number, log: Logger) {
+  if (added === 0) return;
+  const { rows } = await sql<{ estimate: number }>`
+    select reltuples::float8 as estimate from pg_class where oid = 'transfers'::regclass`.execute(db);
+  // reltuples is -1 (Postgres 14+) or 0 for a table never analyzed.
+  const estimate = Math.max(0, Number(rows[0]?.estimate ?? 0));
+  if (added <= estimate / 10) return;
+  const started = performance.now();
+  await sql`analyze addresses, blocks, transfers`.execute(db);
+  log.info({ added, estimate, ms: Math.round(performance.now() - started) }, 'fact tables analyzed after a backfill');
 }
 
 // Defensive: the promise of syncChain, checked from what is stored rather than assumed.
