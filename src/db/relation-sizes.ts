@@ -24,15 +24,16 @@ export interface RelationSize {
 export async function relationSizes(db: Kysely<any>): Promise<RelationSize[]> {
   const { rows: tables } = await sql<{ name: string; tableBytes: string; indexBytes: string }>`
     select c.relname as name,
-           sum(pg_table_size(t.relid))::text as "tableBytes",
-           sum(pg_indexes_size(t.relid))::text as "indexBytes"
+           coalesce(sum(pg_table_size(t.relid)), 0)::text as "tableBytes",
+           coalesce(sum(pg_indexes_size(t.relid)), 0)::text as "indexBytes"
       from pg_class c
       join pg_namespace n on n.oid = c.relnamespace
       -- a plain table is counted itself; a partitioned one, its leaf partitions
-      -- (pg_partition_tree gives no row for a table that is not partitioned)
-      cross join lateral (select c.oid as relid where c.relkind = 'r'
-                          union all
-                          select relid from pg_partition_tree(c.oid) where isleaf) t
+      -- (pg_partition_tree gives no row for a table that is not partitioned); a partitioned
+      -- table with no partition yet (a new database's facts) is listed with 0 bytes
+      left join lateral (select c.oid as relid where c.relkind = 'r'
+                         union all
+                         select relid from pg_partition_tree(c.oid) where isleaf) t on true
      where n.nspname = current_schema()
        and c.relkind in ('r', 'p')
        and not c.relispartition
