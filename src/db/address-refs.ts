@@ -17,6 +17,16 @@ export interface AddressRef {
 export const ADDRESS_REFS: readonly AddressRef[] = [
   { table: 'transfers', column: 'from_id' },
   { table: 'transfers', column: 'to_id' },
+  // method 3.0.0's streams (migration 0029)
+  { table: 'batch_claims', column: 'from_id' },
+  { table: 'batch_claims', column: 'to_id' },
+  { table: 'seller_outgoing', column: 'from_id' },
+  { table: 'seller_outgoing', column: 'to_id' },
+  { table: 'batch_channels', column: 'payer_id' },
+  { table: 'batch_channels', column: 'payer_authorizer_id' },
+  { table: 'batch_channels', column: 'receiver_id' },
+  { table: 'batch_channels', column: 'receiver_authorizer_id' },
+  { table: 'batch_channels', column: 'token_id' },
   // the method's work state (migration 0028)
   { table: 'acc_sellers', column: 'seller_id' },
   { table: 'acc_values', column: 'seller_id' },

@@ -83,10 +83,62 @@ export interface TransfersTable {
   from_id: number;
   to_id: number;
   pair_log_index: number | null;
-  /** 0 unpaired, 1 paired with an AuthorizationUsed by `from` (rule 3). */
+  /** 0 unpaired, 1 eip3009 (an AuthorizationUsed by `from`, rule 3), 2 permit2_exact, 3 permit2_upto (migration 0029). */
   class: number;
   tx_hash: Bytes;
   auth_nonce: Bytes | null;
+}
+
+/** One batch-settlement channel's configuration, once per channel (migration 0029). */
+export interface BatchChannelsTable {
+  withdraw_delay: Int8;
+  channel_id: Generated<number>;
+  payer_id: number;
+  payer_authorizer_id: number;
+  receiver_id: number;
+  receiver_authorizer_id: number;
+  token_id: number;
+  /** The 32-byte channelId. */
+  channel: Bytes;
+  salt: Bytes;
+}
+
+/** Every ChannelCreated log of the batch contract since its deployment, own visibility (migration 0029). */
+export interface BatchChannelCreatedTable {
+  block_number: Int8;
+  added_seq: Int8;
+  removed_seq: Int8 | null;
+  log_index: number;
+  channel_id: number;
+  tx_hash: Bytes;
+  block_hash: Bytes;
+}
+
+/** One Claimed log (claimAmount > 0) of a USDC channel: a batch_settlement payment (migration 0029). */
+export interface BatchClaimsTable {
+  value: Int8;
+  block_id: Int8;
+  log_index: number;
+  channel_id: number;
+  /** The channel config's payer. */
+  from_id: number;
+  /** The channel config's receiver. */
+  to_id: number;
+  tx_hash: Bytes;
+}
+
+/** One USDC Transfer from a seller, own block and visibility (migration 0029). */
+export interface SellerOutgoingTable {
+  value: Int8;
+  block_number: Int8;
+  block_timestamp: Int8;
+  added_seq: Int8;
+  removed_seq: Int8 | null;
+  log_index: number;
+  from_id: number;
+  to_id: number;
+  tx_hash: Bytes;
+  block_hash: Bytes;
 }
 
 /** The view of every stored transfer in the old layout's text forms (migration 0026). */
@@ -161,6 +213,19 @@ export interface GenSellersTable {
   last_payment_ts: Int8 | null;
   first_block: Int8 | null;
   last_block: Int8 | null;
+  // Method 3.0.0 (migration 0029); null on 1.x and 2.x generations. Per-class arrays are in class
+  // order: [eip3009, permit2_exact, permit2_upto, batch_settlement].
+  external_revenue_30d_micro: Micro | null;
+  external_payments_30d: number | null;
+  external_payers_30d: number | null;
+  class_payments_30d: number[] | null;
+  class_revenue_30d_micro: ColumnType<string[], string[], string[]> | null;
+  internal_seller_funded_payments_30d: number | null;
+  internal_seller_funded_revenue_30d_micro: Micro | null;
+  internal_seller_funded_payers_30d: number | null;
+  internal_same_operator_payments_30d: number | null;
+  internal_same_operator_revenue_30d_micro: Micro | null;
+  internal_same_operator_payers_30d: number | null;
 }
 
 export interface GenListingsTable {
@@ -230,6 +295,8 @@ export interface GenMarketDailyTable {
   median_payment_micro: Micro | null;
   tracked_sellers: number;
   tracked_listings: number;
+  /** Method 3.0.0 (migration 0029); null on 1.x and 2.x generations. */
+  external_volume_micro: Micro | null;
 }
 
 /** One seller's daily series (sql/migrations/0005): a row per UTC day with a payment in the window. */
@@ -406,6 +473,10 @@ export interface GenerationPaymentsView {
   seller_address: string;
   value: bigint;
   in_window: boolean;
+  /** Method 3.0.0's evidence class; null on 1.x and 2.x generations (migration 0029). */
+  class: string | null;
+  /** `seller_funded`, `same_operator` or null; always null on 1.x and 2.x generations. */
+  internal_reason: string | null;
 }
 
 export interface Schema {
@@ -416,6 +487,10 @@ export interface Schema {
   addresses: AddressesTable;
   blocks: BlocksTable;
   transfers: TransfersTable;
+  batch_channels: BatchChannelsTable;
+  batch_channel_created: BatchChannelCreatedTable;
+  batch_claims: BatchClaimsTable;
+  seller_outgoing: SellerOutgoingTable;
   transfer_facts: TransferFactsView;
   seller_coverage: SellerCoverageTable;
   generations: GenerationsTable;

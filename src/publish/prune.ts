@@ -98,25 +98,29 @@ export async function pruneGenerations(db: Kysely<Schema>, retain: number): Prom
   });
 }
 
-/** One range of the fact tables: its partition of `blocks` and of `transfers` (either may be missing). */
+/** The tables partitioned on the facts' block-id ranges, created and dropped together (migrations 0027, 0029). */
+const FACT_PARENTS = ['transfers', 'batch_claims', 'blocks'] as const;
+
+/** One range of the fact tables: its partition of each of FACT_PARENTS (any may be missing). */
 interface FactRange {
   /** Block ids [from, to). */
   from: bigint;
   to: bigint;
   blocks?: string;
   transfers?: string;
+  batch_claims?: string;
 }
 
-/** The partitions of `blocks` and `transfers` in this schema, by range, lowest first. */
+/** The partitions of FACT_PARENTS in this schema, by range, lowest first. */
 async function factRanges(trx: Transaction<Schema>): Promise<FactRange[]> {
-  const { rows } = await sql<{ parent: 'blocks' | 'transfers'; name: string; bound: string }>`
+  const { rows } = await sql<{ parent: (typeof FACT_PARENTS)[number]; name: string; bound: string }>`
     select p.relname as parent, c.relname as name, pg_get_expr(c.relpartbound, c.oid) as bound
       from pg_inherits h
       join pg_class c on c.oid = h.inhrelid
       join pg_class p on p.oid = h.inhparent
       join pg_namespace n on n.oid = p.relnamespace
      where n.nspname = current_schema()
-       and p.relname in ('blocks', 'transfers')`.execute(trx);
+       and p.relname in (${sql.join(FACT_PARENTS.map((p) => sql.lit(p)))})`.execute(trx);
   const ranges = new Map<string, FactRange>();
   for (const r of rows) {
     // FOR VALUES FROM ('a') TO ('b'): migration 0027 makes no other kind of partition
@@ -154,15 +158,16 @@ async function dropFactPartitions(trx: Transaction<Schema>): Promise<bigint[]> {
   let coveredFrom: { block: bigint; ts: bigint } | undefined;
   for (const range of ranges.slice(0, -1)) {
     // The latest block of the range (its partition's block_timestamp index), and whether a transfer
-    // is left where no block is (none should be: a transfer lives in its block's partition).
+    // or claim is left where no block is (none should be: a fact lives in its block's partition).
+    const facts = [range.transfers, range.batch_claims].filter((p) => p !== undefined);
     const { rows } = await sql<{ ts: string | null; orphans: boolean }>`
       select ${range.blocks ? sql`(select max(block_timestamp) from ${sql.table(range.blocks)})` : sql`null::int8`} as ts,
-             ${range.transfers ? sql`exists (select 1 from ${sql.table(range.transfers)})` : sql`false`} as orphans`.execute(
+             ${facts.length > 0 ? sql.join(facts.map((p) => sql`exists (select 1 from ${sql.table(p)})`), sql` or `) : sql`false`} as orphans`.execute(
       trx,
     );
     const latest = rows[0]!.ts === null ? null : BigInt(rows[0]!.ts);
     if (latest === null ? rows[0]!.orphans : latest >= h) continue;
-    for (const parent of ['transfers', 'blocks'] as const) {
+    for (const parent of FACT_PARENTS) {
       const part = range[parent];
       if (!part) continue;
       await sql`alter table ${sql.table(parent)} detach partition ${sql.table(part)}`.execute(trx);

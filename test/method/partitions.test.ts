@@ -79,21 +79,23 @@ const stepArb: fc.Arbitrary<Step> = fc.record({
   retain: fc.integer({ min: 1, max: 3 }),
 });
 
-/** The first block number of every partition of `blocks` and of `transfers` (names say it). */
-async function partitions(db: Kysely<Schema>): Promise<{ blocks: bigint[]; transfers: bigint[] }> {
-  const { rows } = await sql<{ parent: 'blocks' | 'transfers'; name: string }>`
+/** The first block number of every partition of `blocks`, `transfers` and `batch_claims` (names say it). */
+async function partitions(
+  db: Kysely<Schema>,
+): Promise<{ blocks: bigint[]; transfers: bigint[]; batch_claims: bigint[] }> {
+  const { rows } = await sql<{ parent: 'blocks' | 'transfers' | 'batch_claims'; name: string }>`
     select p.relname as parent, c.relname as name
       from pg_inherits h
       join pg_class c on c.oid = h.inhrelid
       join pg_class p on p.oid = h.inhparent
      where p.relnamespace = (select oid from pg_namespace where nspname = current_schema())
-       and p.relname in ('blocks', 'transfers')`.execute(db);
+       and p.relname in ('blocks', 'transfers', 'batch_claims')`.execute(db);
   const of = (parent: string) =>
     rows
       .filter((r) => r.parent === parent)
       .map((r) => BigInt(r.name.slice(`${parent}_from_`.length)))
       .sort((a, b) => (a < b ? -1 : 1));
-  return { blocks: of('blocks'), transfers: of('transfers') };
+  return { blocks: of('blocks'), transfers: of('transfers'), batch_claims: of('batch_claims') };
 }
 
 /** Empties the facts, drops every partition, and sets the test's width (an empty fact set may change it). */
@@ -240,7 +242,8 @@ async function runHistory(t: TestDatabase, steps: Step[]) {
     const pruned = await pruneGenerations(db, step.retain);
     for (const g of pruned.generations) published.delete(g);
     const after = await partitions(db);
-    expect(after.blocks).toEqual(after.transfers); // dropped and created in pairs
+    expect(after.blocks).toEqual(after.transfers); // dropped and created together
+    expect(after.blocks).toEqual(after.batch_claims);
     expect(before.blocks.filter((b) => !after.blocks.includes(b))).toEqual(pruned.droppedPartitions);
     stats.dropped += pruned.droppedPartitions.length;
     stats.addresses += pruned.addresses;
@@ -316,6 +319,7 @@ describe.each(backends())('fact partitions and prune on $backend', ({ backend })
     expect(await partitions(db)).toEqual({
       blocks: [rangeOf(blockAt(asOfTs, 0n))],
       transfers: [rangeOf(blockAt(asOfTs, 0n))],
+      batch_claims: [rangeOf(blockAt(asOfTs, 0n))],
     });
     for (const first of pruned.droppedPartitions)
       expect(
