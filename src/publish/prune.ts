@@ -162,9 +162,14 @@ async function dropFactPartitions(trx: Transaction<Schema>): Promise<bigint[]> {
     const facts = [range.transfers, range.batch_claims].filter((p) => p !== undefined);
     const { rows } = await sql<{ ts: string | null; orphans: boolean }>`
       select ${range.blocks ? sql`(select max(block_timestamp) from ${sql.table(range.blocks)})` : sql`null::int8`} as ts,
-             ${facts.length > 0 ? sql.join(facts.map((p) => sql`exists (select 1 from ${sql.table(p)})`), sql` or `) : sql`false`} as orphans`.execute(
-      trx,
-    );
+             ${
+               facts.length > 0
+                 ? sql.join(
+                     facts.map((p) => sql`exists (select 1 from ${sql.table(p)})`),
+                     sql` or `,
+                   )
+                 : sql`false`
+             } as orphans`.execute(trx);
     const latest = rows[0]!.ts === null ? null : BigInt(rows[0]!.ts);
     if (latest === null ? rows[0]!.orphans : latest >= h) continue;
     for (const parent of FACT_PARENTS) {
