@@ -1,4 +1,5 @@
 import type { Address } from 'viem';
+import { x402DemoCatalogItems } from './x402-economy.ts';
 
 /** The payTo of the demo's synthetic farm: no real seller has this address. */
 export const DEMO_FARM_ADDRESS: Address = '0xfa44fa44fa44fa44fa44fa44fa44fa44fa44fa44';
@@ -7,7 +8,8 @@ export const DEMO_FARM_LISTINGS = 55;
 
 /**
  * The demo's catalog: the real crawl's items, then DEMO_FARM_LISTINGS synthetic x402 v2 items that
- * all pay DEMO_FARM_ADDRESS in Base USDC. The real crawl (2025-12-31) has no payTo with more than
+ * all pay DEMO_FARM_ADDRESS in Base USDC, then the synthetic listings of x402-economy.ts's sellers
+ * (paid through Permit2 proxies and channels, and the internal-payment scenarios). The real crawl (2025-12-31) has no payTo with more than
  * 50 listings (the largest has 47), so without them the demo could not show the
  * `listing_count>50` farm flag. Their URLs are on the reserved `.invalid` domain and their
  * descriptions say they are synthetic. Pure and deterministic.
@@ -38,5 +40,5 @@ export function demoCatalogItems(realItems: readonly unknown[]): unknown[] {
       metadata: { title: `Demo farm quote ${n}` },
     };
   });
-  return [...realItems, ...farm];
+  return [...realItems, ...farm, ...x402DemoCatalogItems()];
 }

@@ -7,6 +7,7 @@ import { startAnvil } from './anvil.ts';
 import { HISTORY_SECONDS } from './economy-plan.ts';
 import { seedDemoEconomy, type EconomySummary } from './economy.ts';
 import { deployUsdc } from './usdc.ts';
+import { installX402Contracts } from './x402-contracts.ts';
 
 /** The real Bazaar crawl committed with the project (see fixtures/catalog/README.md). */
 export const DEMO_CATALOG_PATH = path.join(projectRoot, 'fixtures', 'catalog', 'bazaar-catalog-2025-12-31.json');
@@ -34,9 +35,10 @@ export interface DemoChain {
 
 /**
  * The whole local demo chain in one call: a fresh anvil node (chain id 8453, genesis 37 days
- * before `asOfTs`, `finalized` = latest - 2), Circle's USDC at the Base address, and the seeded
- * demo economy over the catalog's sellers (default: the committed real crawl) ending at `asOfTs`
- * (default now). Offline. On failure the node is stopped before the error is thrown.
+ * before `asOfTs`, `finalized` = latest - 2), Circle's USDC at the Base address, the x402
+ * settlement contracts' stand-ins at their canonical addresses, and the seeded demo economy over
+ * the catalog's sellers (default: the committed real crawl) ending at `asOfTs` (default now), with
+ * x402-economy.ts's Permit2, channel and internal-payment scenarios among it. Offline. On failure the node is stopped before the error is thrown.
  */
 export async function startDemoChain(
   options: {
@@ -53,9 +55,11 @@ export async function startDemoChain(
   const anvil = await startAnvil({ timestamp: asOfTs - HISTORY_SECONDS - 86_400n, slotsInAnEpoch: 1, log });
   try {
     const dep = await deployUsdc(anvil.url);
+    await installX402Contracts(dep.clients);
     const summary = await seedDemoEconomy(dep, {
       catalogItems,
       asOfTs,
+      x402: true,
       log,
       ...(options.onProgress ? { onProgress: options.onProgress } : {}),
     });

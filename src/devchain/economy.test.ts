@@ -3,7 +3,16 @@ import path from 'node:path';
 import { createPublicClient, http, parseAbiItem, type Address, type Hash } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { projectRoot } from '../lib/paths.ts';
-import { catalogSellers, planEconomy, startDemoChain, type DemoChain, type SellerScenario } from './index.ts';
+import {
+  catalogSellers,
+  planEconomy,
+  startDemoChain,
+  X402_CONTRACTS,
+  X402_DEMO_SELLERS,
+  X402_TOPIC0,
+  type DemoChain,
+  type SellerScenario,
+} from './index.ts';
 
 // 2025-12-31T00:00:00Z: a fixed as-of makes every block timestamp of this test reproducible.
 const AS_OF = 1_767_139_200n;
@@ -206,5 +215,98 @@ describe('demo economy', () => {
     expect(b.sellers).toEqual(a.sellers);
     expect(b.blocks.map((x) => x.timestamp - 1_000n)).toEqual(a.blocks.map((x) => x.timestamp));
     expect(planEconomy(sellers, AS_OF, 'another seed').sellers).not.toEqual(a.sellers);
+  });
+});
+
+/**
+ * The x402 scenarios of x402-economy.ts, read back from the chain with plain viem. Expected values
+ * are the scenarios' own amounts and dates, written out here.
+ */
+describe('demo x402 scenarios (Permit2 proxies, channels, internal payments)', () => {
+  const DAY = 86_400n;
+  const SEVEN_MINUTES = 420n; // the scenarios' times sit 7 minutes before their whole days
+  const client = () => createPublicClient({ transport: http(demo.url) });
+  const to = (seller: string) => transfers.filter((t) => t.to === seller);
+
+  it('behavior: each Permit2 payment is a Transfer to the seller followed, in its transaction, by the proxy Settled(); upto charges 12,345, 50,000 and 7', async () => {
+    const logsOf = async (address: Address) =>
+      client().getLogs({ address, fromBlock: 0n, toBlock: 'latest' } as Parameters<
+        ReturnType<typeof client>['getLogs']
+      >[0]);
+    for (const [seller, proxy, values] of [
+      [X402_DEMO_SELLERS.exactSeller, X402_CONTRACTS.exactProxy, [10_000n, 10_000n, 10_000n, 10_000n]],
+      [X402_DEMO_SELLERS.uptoSeller, X402_CONTRACTS.uptoProxy, [12_345n, 50_000n, 7n]],
+    ] as const) {
+      const paid = to(seller);
+      expect(paid.map((t) => t.value)).toEqual(values);
+      const settled = (await logsOf(proxy)).filter((l) => l.topics[0] === X402_TOPIC0.proxySettled);
+      expect(settled.map((l) => l.transactionHash)).toEqual(paid.map((t) => t.tx));
+      for (const [i, log] of settled.entries()) expect(log.logIndex).toBe(paid[i]!.logIndex + 1);
+      // No EIP-3009 authorization: method 2.0.0 does not count these.
+      for (const t of paid) expect(authorizers.get(t.tx)).toBeUndefined();
+    }
+  });
+
+  it('behavior: channel claims log 40,000, 25,000, 35,000 and 10,000, 5,000 for the channel seller; a repeated total logs none; channel 1 opens before the window', async () => {
+    const claimed = parseAbiItem(
+      'event Claimed(bytes32 indexed channelId, address indexed sender, uint128 claimAmount, uint128 newTotalClaimed)',
+    );
+    const created = await client().getLogs({
+      address: X402_CONTRACTS.batchSettlement,
+      event: parseAbiItem(
+        'event ChannelCreated(bytes32 indexed channelId, (address payer, address payerAuthorizer, address receiver, address receiverAuthorizer, address token, uint40 withdrawDelay, bytes32 salt) config)',
+      ),
+      fromBlock: 0n,
+      toBlock: 'latest',
+    });
+    expect(created.length).toBe(2);
+    for (const c of created) expect(c.args.config!.receiver.toLowerCase()).toBe(X402_DEMO_SELLERS.channelSeller);
+    const openedAt = async (n: number) => (await client().getBlock({ blockNumber: created[n]!.blockNumber })).timestamp;
+    expect(await openedAt(0)).toBe(AS_OF - 34n * DAY - SEVEN_MINUTES);
+    expect(await openedAt(1)).toBe(AS_OF - 12n * DAY - SEVEN_MINUTES);
+    const claims = await client().getLogs({
+      address: X402_CONTRACTS.batchSettlement,
+      event: claimed,
+      fromBlock: 0n,
+      toBlock: 'latest',
+    });
+    const byChannel = (n: number) =>
+      claims.filter((l) => l.args.channelId === created[n]!.args.channelId).map((l) => l.args.claimAmount);
+    expect(byChannel(0)).toEqual([40_000n, 25_000n, 35_000n]);
+    expect(byChannel(1)).toEqual([10_000n, 5_000n]);
+    // The seller's only incoming Transfer is the channel's settle, from the contract: not a payment.
+    expect(to(X402_DEMO_SELLERS.channelSeller).map((t) => [t.from, t.value])).toEqual([
+      [X402_CONTRACTS.batchSettlement, 115_000n],
+    ]);
+  });
+
+  it('behavior: the funding seller pays its payers 35, 28 and 19 days back; the lookback edges fall an hour either side of 30 days', () => {
+    const seller = X402_DEMO_SELLERS.fundingSeller;
+    const fundings = transfers.filter((t) => t.from === seller);
+    expect(fundings.map((t) => [AS_OF - t.ts, t.value])).toEqual([
+      [35n * DAY + SEVEN_MINUTES, 1_000_000n],
+      [28n * DAY + SEVEN_MINUTES, 200_000n],
+      [19n * DAY + SEVEN_MINUTES, 50_000n],
+    ]);
+    const payer2 = fundings[0]!.to;
+    const paid = to(seller).filter((t) => t.from === payer2);
+    expect(paid.map((t) => t.ts - fundings[0]!.ts)).toEqual([30n * DAY - 3_600n, 30n * DAY + 3_600n]);
+  });
+
+  it('behavior: operator B pays operator A three times; their listings share one host', () => {
+    const fromB = to(X402_DEMO_SELLERS.operatorA).filter((t) => t.from === X402_DEMO_SELLERS.operatorB);
+    expect(fromB.map((t) => t.value)).toEqual([5_000n, 5_000n, 5_000n]);
+    for (const t of fromB) expect(authorizers.get(t.tx)).toEqual([X402_DEMO_SELLERS.operatorB]);
+  });
+
+  it('default: the summary lists every x402 payment with its class', () => {
+    const x402 = demo.summary.x402!;
+    const count = (c: string) => x402.payments.filter((p) => p.class === c).length;
+    expect([count('eip3009'), count('permit2_exact'), count('permit2_upto'), count('batch_settlement')]).toEqual([
+      13, 4, 3, 5,
+    ]);
+    expect(x402.payments.filter((p) => p.intended === 'seller_funded').length).toBe(4);
+    expect(x402.payments.filter((p) => p.intended === 'same_operator').length).toBe(3);
+    expect(x402.outgoing.length).toBe(3);
   });
 });

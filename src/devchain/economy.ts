@@ -16,6 +16,7 @@ import {
   type SettleParams,
 } from './settle.ts';
 import type { UsdcDeployment } from './usdc.ts';
+import { isX402DemoSeller, X402DemoSeeder, type X402DemoSummary } from './x402-economy.ts';
 
 /** One USDC Transfer log the economy produced towards a seller. */
 export interface DemoTransfer {
@@ -66,6 +67,8 @@ export interface EconomySummary {
   sellers: EconomySeller[];
   /** every Transfer to a seller of `sellers`, in chain order */
   transfers: DemoTransfer[];
+  /** The payments through Permit2 proxies and channels, and the internal payments (x402-economy.ts), when seeded. */
+  x402?: X402DemoSummary;
 }
 
 export interface SeedOptions {
@@ -79,6 +82,11 @@ export interface SeedOptions {
   log?: Logger;
   /** Called after each mined block of the history (the demo's progress line). */
   onProgress?: (done: number, total: number) => void;
+  /**
+   * Also seed x402-economy.ts's scenarios (Permit2 proxies, batch-settlement channels, internal
+   * payments) between the history's blocks. Needs the contracts of x402-contracts.ts installed.
+   */
+  x402?: boolean;
 }
 
 /** ERC-1271 wallet that accepts any signature: returns isValidSignature's magic value 0x1626ba7e. */
@@ -101,7 +109,11 @@ export async function seedDemoEconomy(dep: UsdcDeployment, options: SeedOptions)
   const log = options.log ?? silentLogger;
   const started = performance.now();
   const asOfTs = options.asOfTs ?? BigInt(Math.floor(Date.now() / 1000));
-  const plan = planEconomy(catalogSellers(options.catalogItems), asOfTs);
+  // x402-economy.ts's synthetic sellers get only its own scenarios.
+  const plan = planEconomy(
+    catalogSellers(options.catalogItems).filter((s) => !isX402DemoSeller(s.address)),
+    asOfTs,
+  );
   const fundingTs = plan.startTs - FUNDING_LEAD_SECONDS;
   const head = await latestBlock(dep.rpcUrl);
   if (head.timestamp >= fundingTs) {
@@ -117,6 +129,7 @@ export async function seedDemoEconomy(dep: UsdcDeployment, options: SeedOptions)
   const pending: Pending[] = [];
   let blocks = 0;
   let transactions = 0;
+  const x402 = options.x402 ? new X402DemoSeeder(dep, asOfTs, (ts) => mineAt(dep.rpcUrl, ts)) : undefined;
   await setAutomine(dep.rpcUrl, false);
   try {
     // Funding: mints to every buyer, the self-paying sellers and Multicall3, before the history.
@@ -136,7 +149,10 @@ export async function seedDemoEconomy(dep: UsdcDeployment, options: SeedOptions)
 
     let authorizations = 0;
     const nextNonce = (): Hex => keccak256(stringToBytes(`x402-tally demo authorization ${authorizations++}`));
+    let previousTs = fundingTs + BigInt(blocks - 1);
     for (const [index, block] of plan.blocks.entries()) {
+      // The x402 scenarios dated before this block, each in a block of its own at its time.
+      await x402?.beforeBlock(block.timestamp, previousTs);
       for (const tx of block.txs) {
         const facilitator = dep.roles.facilitators[transactions % dep.roles.facilitators.length]!;
         transactions++;
@@ -158,9 +174,11 @@ export async function seedDemoEconomy(dep: UsdcDeployment, options: SeedOptions)
         }
       }
       await mineAt(dep.rpcUrl, block.timestamp);
+      previousTs = block.timestamp;
       blocks++;
       options.onProgress?.(index + 1, plan.blocks.length);
     }
+    x402?.finish();
     const pool = await rpcRequest<{ pending: string; queued: string }>(dep.rpcUrl, 'txpool_status', []);
     if (BigInt(pool.pending) + BigInt(pool.queued) !== 0n)
       throw new Error('seedDemoEconomy: transactions left unmined');
@@ -170,7 +188,11 @@ export async function seedDemoEconomy(dep: UsdcDeployment, options: SeedOptions)
   // Back to plain addresses: the wallet code was only needed to authorize the self-payments.
   for (const seller of plan.selfPayers) await dep.clients.test.setCode({ address: seller, bytecode: '0x' });
 
-  const summary = await summarize(dep, plan, pending, { blocks, transactions });
+  const summary = await summarize(dep, plan, pending, {
+    blocks: blocks + (x402?.blocks ?? 0),
+    transactions: transactions + (x402?.transactions ?? 0),
+  });
+  if (x402) summary.x402 = await x402.summary();
   log.info(
     { transactions, blocks, sellers: summary.sellers.length, ms: Math.round(performance.now() - started) },
     'demo economy seeded',

@@ -72,3 +72,14 @@ export {
   type StandInBuild,
   type X402ContractKey,
 } from './x402-contracts.ts';
+export {
+  isX402DemoSeller,
+  X402_DEMO_SELLERS,
+  X402_DEMO_TIME_OFFSET,
+  x402DemoCatalogItems,
+  X402DemoSeeder,
+  type X402DemoClass,
+  type X402DemoOutgoing,
+  type X402DemoPayment,
+  type X402DemoSummary,
+} from './x402-economy.ts';
