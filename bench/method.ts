@@ -46,7 +46,7 @@ import { migrate } from '../src/db/migrate.ts';
 import type { Schema } from '../src/db/schema.ts';
 import { relationSizes, vacuumSchema } from '../src/db/relation-sizes.ts';
 import { createScratchSchema } from '../src/db/scratch-schema.ts';
-import { createStagingTables, kyselyRunner, loadFacts } from '../src/db/load-facts.ts';
+import { createStagingTables, kyselyRunner, loadFacts, summarizeFactIndexes } from '../src/db/load-facts.ts';
 import {
   computeGeneration,
   DERIVED_TABLES,
@@ -427,6 +427,7 @@ async function main() {
       run + 1,
     );
     await sql`update seller_coverage set to_block = ${base + 4500n}`.execute(db);
+    await summarizeFactIndexes(db); // as the sync does after storing (migration 0030)
     await sql`analyze transfers`.execute(db);
     await sql`analyze blocks`.execute(db);
     await sql`analyze addresses`.execute(db);
