@@ -57,7 +57,7 @@ language plpgsql volatile
 set lock_timeout = '50ms'
 as $$
 declare
-  part     regclass;
+  part        regclass;
   summarized  integer := 0;
 begin
   for part in select i.inhrelid::regclass
