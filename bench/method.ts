@@ -106,7 +106,9 @@ const value = (i: string, s: string) =>
 function blockOf(i: string, first: number, count: number, span: bigint, last: bigint, down: boolean): string {
   const blocks = BigInt(Math.min(Number(span), Math.max(1, Math.round(count * BLOCKS_PER_PAYMENT))));
   const k = `((${i} - ${first})::bigint * ${blocks} / ${count})`; // 0 .. blocks - 1
-  return down ? `${last} - (${k} + 1) * ${span} / ${blocks}` : `${last} - ${span} + 1 + ${k} * (${span} - 1) / ${blocks}`;
+  return down
+    ? `${last} - (${k} + 1) * ${span} / ${blocks}`
+    : `${last} - ${span} + 1 + ${k} * (${span} - 1) / ${blocks}`;
 }
 
 /**

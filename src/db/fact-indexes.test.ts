@@ -69,7 +69,7 @@ describe.each(backends())('the fact indexes of migration 0030 on $backend', ({ b
     });
   });
 
-  it('new partitions get the parents\' index options: BRIN by seq, B-trees filled to 100%', async () => {
+  it("new partitions get the parents' index options: BRIN by seq, B-trees filled to 100%", async () => {
     database = await freshDatabase(backend);
     const db = database.db;
     await storeBlocks(db, 0, 10, 1);
