@@ -31,7 +31,8 @@
 --
 -- The indexes are built again over the existing rows, in this one transaction (`migrate` runs
 -- each migration in its own): killed, it rolls back and leaves the old indexes; run again, it
--- starts over. New partitions (fact_partitions_cover) get their indexes from the parents', with
+-- starts over (3.9 s at 1M payments; the fact tables are locked meanwhile, so `serve`'s evidence
+-- endpoint waits). New partitions (fact_partitions_cover) get their indexes from the parents', with
 -- these options. Same SQL on Postgres 15 and PGlite.
 
 drop index blocks_added_seq;
