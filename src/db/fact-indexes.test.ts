@@ -79,7 +79,8 @@ describe.each(backends())('the fact indexes of migration 0030 on $backend', ({ b
         join pg_class c on c.oid = i.inhrelid
         join pg_class p on p.oid = i.inhparent
         join pg_am a on a.oid = c.relam
-       where p.relname in ('blocks_pkey', 'blocks_ts', 'blocks_added_seq', 'blocks_removed_seq',
+       where p.relnamespace = current_schema()::regnamespace
+         and p.relname in ('blocks_pkey', 'blocks_ts', 'blocks_added_seq', 'blocks_removed_seq',
                            'transfers_pkey', 'transfers_to')
        order by 1`.execute(db);
     expect(rows).toEqual([
