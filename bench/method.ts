@@ -23,6 +23,12 @@
  *   COLD_AB_SQL=/path/to/other/sql/method ...   # with COLD_RUNS: every other cold run uses that
  *                     # tree's method SQL (e.g. main's), an A/B paired on the same data and moment
  *
+ *   BLOCKS_PER_PAYMENT=0.7 ...   # distinct blocks per payment (default 1: every payment in a block
+ *                     # of its own). 0.7 is real Base's density at 10M payments a window: 10M
+ *                     # payments at random over the window's 12.96M post-Denim blocks fall in
+ *                     # 12.96M * (1 - e^(-10/12.96)) = 6.98M distinct blocks. The payments of a
+ *                     # block are consecutive (evenly spread blocks, one or two payments each at 0.7)
+ *
  * Prices look like x402's: each seller charges one of three fixed prices per payment (a few
  * dollars down to a tenth of a cent), and 1% of payments carry an arbitrary amount. Payers are
  * drawn from 100,000 addresses. The load is one `insert ... select from generate_series` per
@@ -40,7 +46,7 @@ import { migrate } from '../src/db/migrate.ts';
 import type { Schema } from '../src/db/schema.ts';
 import { relationSizes, vacuumSchema } from '../src/db/relation-sizes.ts';
 import { createScratchSchema } from '../src/db/scratch-schema.ts';
-import { createStagingTables, kyselyRunner, loadFacts } from '../src/db/load-facts.ts';
+import { createStagingTables, kyselyRunner, loadFacts, summarizeFactIndexes } from '../src/db/load-facts.ts';
 import {
   computeGeneration,
   DERIVED_TABLES,
@@ -64,6 +70,8 @@ const COLD_RUNS = Number(process.env.COLD_RUNS ?? 1);
 const COLD_AB_SQL = process.env.COLD_AB_SQL;
 const AS_OF_TS = 1_767_268_800n; // 2026-01-01T12:00:00Z
 const AS_OF_BLOCK = 40_000_000n;
+const BLOCKS_PER_PAYMENT = Number(process.env.BLOCKS_PER_PAYMENT ?? 1);
+if (!(BLOCKS_PER_PAYMENT > 0 && BLOCKS_PER_PAYMENT <= 1)) throw new Error('BLOCKS_PER_PAYMENT must be in (0, 1]');
 const BLOCKS_PER_SECOND = 5n; // post-Denim: 200 ms blocks, five share each timestamp
 const WINDOW_BLOCKS = 2_592_000n * BLOCKS_PER_SECOND;
 const USDC = '0x833589fcd6edb6e08f4c7c32d4f71b54bda02913';
@@ -90,6 +98,20 @@ const value = (i: string, s: string) =>
          else 100 * (1 + (abs(hashint8((${s}) * 3 + floor(${uniform(i, 5)} * 3)::bigint)) % 500)) end)`;
 
 /**
+ * The block of payment i of `count` payments numbered from `first`, spread evenly over `span`
+ * blocks ending at `last` (descending from it when `down`): the payments are grouped into
+ * round(count * BLOCKS_PER_PAYMENT) blocks (at least one, at most `span`), consecutive payments
+ * sharing a block.
+ */
+function blockOf(i: string, first: number, count: number, span: bigint, last: bigint, down: boolean): string {
+  const blocks = BigInt(Math.min(Number(span), Math.max(1, Math.round(count * BLOCKS_PER_PAYMENT))));
+  const k = `((${i} - ${first})::bigint * ${blocks} / ${count})`; // 0 .. blocks - 1
+  return down
+    ? `${last} - (${k} + 1) * ${span} / ${blocks}`
+    : `${last} - ${span} + 1 + ${k} * (${span} - 1) / ${blocks}`;
+}
+
+/**
  * Loads `count` payments, the i-th at block `blockExpr(i)`, with added_seq `seq`, each paired
  * with an AuthorizationUsed of its payer (class 1), through the facts' one writer
  * (src/db/load-facts.ts), in one transaction.
@@ -102,7 +124,7 @@ async function loadPayments(db: Kysely<Schema>, from: number, count: number, blo
       .raw(
         `
     insert into x402_load_transfers (tx, li, h, n, ts, f, t, v, added, removed, class, pair_li, nonce)
-    select ${hex('tx', 'i', 64)}, 1, ${hex('block', 'b', 64)}, b,
+    select ${hex('tx', 'i', 64)}, i, ${hex('block', 'b', 64)}, b,
            ${AS_OF_TS} - (${AS_OF_BLOCK} - b) / ${BLOCKS_PER_SECOND},
            ${hex('payer', `abs(hashint8(i * 7 + 6)) % 100000`, 40)}, ${seller('s')}, ${value('i', 's')}, ${seq}, null,
            1, 0, ${hex('tx', 'i', 64)}
@@ -309,7 +331,7 @@ export async function loadAndCompute(db: Kysely<Schema>, backend: string) {
   const CHUNK = 1_000_000;
   for (let from = 1; from <= PAYMENTS; from += CHUNK) {
     const count = Math.min(CHUNK, PAYMENTS - from + 1);
-    await loadPayments(db, from, count, `${AS_OF_BLOCK} - (i::bigint * ${WINDOW_BLOCKS} / ${PAYMENTS})`, 1);
+    await loadPayments(db, from, count, blockOf('i', 1, PAYMENTS, WINDOW_BLOCKS, AS_OF_BLOCK, true), 1);
     console.error(`loaded ${from + count - 1} payments, ${s(performance.now() - t0)} s`);
   }
   for (const def of indexes) await sql.raw(def).execute(db);
@@ -403,10 +425,11 @@ async function main() {
       db,
       PAYMENTS + (run - 1) * perRun + 1,
       perRun,
-      `${base} + 1 + ((i - ${PAYMENTS + (run - 1) * perRun + 1})::bigint * 4499 / ${perRun})`,
+      blockOf('i', PAYMENTS + (run - 1) * perRun + 1, perRun, 4500n, base + 4500n, false),
       run + 1,
     );
     await sql`update seller_coverage set to_block = ${base + 4500n}`.execute(db);
+    await summarizeFactIndexes(db); // as the sync does after storing (migration 0030)
     await sql`analyze transfers`.execute(db);
     await sql`analyze blocks`.execute(db);
     await sql`analyze addresses`.execute(db);
@@ -473,6 +496,7 @@ async function main() {
   const result = {
     backend: database.backend,
     payments: PAYMENTS,
+    blocks_per_payment: BLOCKS_PER_PAYMENT,
     sellers: SELLERS,
     listings: LISTINGS,
     counted_payments: Number(check.payments),

@@ -78,6 +78,20 @@ export async function loadFacts(
   return { transfers: Number(last?.transfers ?? 0), authorized: Number(last?.authorized ?? 0) };
 }
 
+/**
+ * Summarizes the page ranges of the BRIN index `blocks_added_seq` (migration 0030) that filled
+ * since its last summary, on every partition; returns how many. A BRIN index has no entry for an
+ * unsummarized range, so every scan by seq reads all of its pages: on Postgres autovacuum
+ * summarizes a range once inserts move past it (`autosummarize`), but the embedded database runs
+ * no autovacuum, and without this its changed-fact scans would read every block stored since the
+ * partition was created. The sync calls it after storing. Cheap when nothing is pending; never
+ * waits long for a lock (a partition autovacuum holds is left to autovacuum).
+ */
+export async function summarizeFactIndexes(db: Kysely<any>): Promise<number> {
+  const { rows } = await sql<{ n: number }>`select fact_indexes_summarize() as n`.execute(db);
+  return Number(rows[0]?.n ?? 0);
+}
+
 /** One transfer in the old layout's text form, as tests and benchmarks write facts. */
 export interface FactRow {
   tx: string;

@@ -10,6 +10,7 @@ import {
   type PaymentLogs,
 } from '../chain/index.ts';
 import type { Schema } from '../db/index.ts';
+import { summarizeFactIndexes } from '../db/load-facts.ts';
 import { TallyError } from '../lib/errors.ts';
 import { silentLogger, type Logger } from '../lib/log.ts';
 import { ChunkSizer, chunkAt } from './chunk-size.ts';
@@ -266,6 +267,9 @@ export async function syncChain(db: Kysely<Schema>, client: ChainClient, options
 
   await assertCovered(db, sellers, dayStart, asOf.number);
   await analyzeAfterBackfill(db, stats.transfers, log);
+  // the BRIN index of the new block versions' seqs: summarized here, not only by autovacuum (the
+  // embedded database has none), so the method's changed-fact scans read only the newest pages
+  if (stats.transfers > 0) await summarizeFactIndexes(db);
   log.info({ ...stats, indexedToBlock: stats.indexedToBlock.toString() }, 'chain synced');
   return stats;
 }
