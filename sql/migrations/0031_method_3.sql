@@ -1,4 +1,4 @@
--- Method 3.0.0 (SPEC section 2, "Method 3.0.0"; issue 22; docs/METHOD.md section 3): the payments
+-- Method 3.0.0 (SPEC section 2, "Method 3.0.0"; issue 22; docs/METHOD.md section 2.11): the payments
 -- of every class, the internal-payment test, the work state of its per-class and per-reason
 -- numbers, and the evidence view's class and internal_reason for 3.0.0 generations. Methods 1.0.0
 -- and 2.0.0 read none of it: their payments stay `verified_transfers` (class 1), their evidence
@@ -71,7 +71,7 @@ as $$
                     and (o.block_number, o.log_index) < (block, log)
                     and o.block_timestamp > ts - lookback
                     and o.value > 0
-                    and o.added_seq <= seq and (o.removed_seq is null or o.removed_seq > seq))
+                    and visible_at(o.added_seq, o.removed_seq, seq))
 $$;
 
 -- The host of a resource URL for the `same_operator` test: the URL's hostname, lowercase, without

@@ -28,7 +28,7 @@ export const METHOD_CONSTANTS = Object.freeze({
 export type MethodConstants = typeof METHOD_CONSTANTS;
 
 /**
- * The constants of method 3.0.0 (docs/METHOD.md section 3): 2.0.0's, the lookback of the
+ * The constants of method 3.0.0 (docs/METHOD.md section 2.11): 2.0.0's, the lookback of the
  * `seller_funded` test and the internal share above which a seller is flagged.
  */
 export const METHOD_CONSTANTS_3_0_0 = Object.freeze({

@@ -4,7 +4,7 @@ import { AS_OF_TS, DEC_10, block } from './fixture.ts';
 
 /**
  * A small economy of method 3.0.0 whose every number is worked out by hand in method3.test.ts
- * (docs/METHOD.md section 3's worked example is its seller S1). The time frame is fixture.ts's:
+ * (docs/METHOD.md section 2.11.6 is a smaller example). The time frame is fixture.ts's:
  * as of 2026-01-01T12:00:00Z, window (2025-12-02T12:00Z, 2026-01-01T12:00Z], one block every 2 s.
  * funding_lookback_seconds = 2,592,000 (30 days).
  */

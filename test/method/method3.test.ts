@@ -9,7 +9,7 @@ import { fixture3, fixture3Listings, NOT_A_SELLER, P3S, S3S, type Fixture3Paymen
 import { compute, loadFixture } from './setup.ts';
 
 /**
- * Method 3.0.0's numbers (SPEC section 2, "Method 3.0.0"; docs/METHOD.md section 3) on the
+ * Method 3.0.0's numbers (SPEC section 2, "Method 3.0.0"; docs/METHOD.md section 2.11) on the
  * hand-checked fixture of fixture3.ts. Every expected number below is worked out by hand from the
  * fixture's comments; the digests are recomputed here from the fixture's own list of payments.
  */

@@ -1,5 +1,5 @@
 -- Method 3.0.0, step 1 (after the common inputs): the payments of every class (SPEC section 2,
--- "Method 3.0.0"; docs/METHOD.md section 3) and the internal reason of each, in place of 2.0.0's
+-- "Method 3.0.0"; docs/METHOD.md section 2.11) and the internal reason of each, in place of 2.0.0's
 -- EIP-3009 transfers. The common steps read them through the session views m_payment_facts and
 -- m_fact_rows (sql/method/01_inputs.sql), so their statements and their 2.0.0 plans are one.
 
@@ -31,7 +31,7 @@ update m_sellers_key
 -- (`class:tx_hash:log_index:from:to:value`). The reason is decided with the seller's transfers
 -- visible at a seq at which the payment itself is visible: this run's, or, for a payment removed
 -- since, the seq just before its removal (the accumulators subtract it with the reason they
--- added it with: docs/METHOD.md 3.6 says why a payment's reason never changes while it is
+-- added it with: docs/METHOD.md 2.11.7 says why a payment's reason never changes while it is
 -- visible, the catalog's pairs aside).
 create or replace temp view m_payment_facts as
 select v.tx_hash, v.log_index, v.block_hash, v.block_number, v.block_timestamp, v.payer, v.seller_address,

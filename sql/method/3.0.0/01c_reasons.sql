@@ -4,7 +4,7 @@
 -- acc_reason_payers and acc_reason_sellers (the distinct payers of each reason). Reasons: 0
 -- external, 1 seller_funded, 2 same_operator.
 --
--- Incremental (docs/METHOD.md 3.6). Step 1a read the payments that entered or left the window
+-- Incremental (docs/METHOD.md 2.11.7). Step 1a read the payments that entered or left the window
 -- (m_delta, each with its class and reason; in a cold run m_window, all of them); they move these
 -- tables too. A payment's reason is decided when it is counted and does not change while it
 -- stays visible, except by the catalog: a seller whose same_operator pairs changed
