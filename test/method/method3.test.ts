@@ -4,7 +4,7 @@ import { compareGenerationRows, formatDifference, readGenerationRows } from '../
 import { backends, freshDatabase, type TestDatabase } from '../helpers/db.ts';
 import { insertCatalog, insertCoverage } from '../helpers/facts.ts';
 import { channelOf, insertChannelCreated, insertFacts3, insertOutgoing } from '../helpers/facts3.ts';
-import { AS_OF_TS, MARKET_FROM_TS, WINDOW_START_TS, block } from './fixture.ts';
+import { AS_OF_TS, DEC_10, MARKET_FROM_TS, WINDOW_START_TS, block } from './fixture.ts';
 import { fixture3, fixture3Listings, NOT_A_SELLER, P3S, S3S, type Fixture3Payment } from './fixture3.ts';
 import { compute, loadFixture } from './setup.ts';
 
@@ -380,5 +380,120 @@ describe.each(backends())('method 3.0.0 over EIP-3009 facts only on $backend', (
       .where('generation', 'in', [g2, g3])
       .execute();
     expect(digests[0]!.evidence_sha256).not.toBe(digests[1]!.evidence_sha256);
+  });
+});
+
+describe.each(backends())('the worked example of docs/METHOD.md 2.11.6 on $backend', ({ backend }) => {
+  let t: TestDatabase;
+  afterAll(async () => t?.close());
+
+  it('default: the figures printed there', async () => {
+    t = await freshDatabase(backend);
+    const S = `0x${'a'.repeat(40)}`;
+    const O = `0x${'b'.repeat(40)}`;
+    const P = (i: number) => `0x${String(i).repeat(40)}`;
+    const tx = (i: number) => `0x${i.toString(16).padStart(64, '0')}`;
+    const hour = DEC_10 + 8n * 3600n; // 2025-12-10T08:00Z = 1765353600
+    expect(hour).toBe(1_765_353_600n);
+    const snapshotId = await insertCatalog(t.db, [
+      { listing_id: '1'.padStart(64, '0'), seller_address: S, resource_url: 'https://shop.example.com/a' },
+      { listing_id: '2'.padStart(64, '0'), seller_address: O, resource_url: 'https://shop.example.com:8443/b' },
+    ]);
+    const at = (i: number) => hour + BigInt(2 * i);
+    const transfer = (i: number, logIndex: number, from: string, value: bigint, cls: 1 | 2 | 3) => ({
+      tx: tx(i),
+      logIndex,
+      block: block(at(i)),
+      ts: at(i),
+      from,
+      to: S,
+      value,
+      class: cls,
+    });
+    await insertFacts3(t.db, {
+      transfers: [
+        transfer(1, 2, P(1), 100n, 1),
+        transfer(2, 3, P(2), 250n, 2),
+        transfer(3, 3, P(3), 40n, 3),
+        transfer(5, 2, P(5), 500n, 1),
+        transfer(6, 2, O, 70n, 1),
+      ],
+      claims: [{ tx: tx(4), logIndex: 7, block: block(at(4)), ts: at(4), payer: P(4), receiver: S, value: 1000n }],
+    });
+    const fundedAt = at(5) - 40n * 3600n;
+    await insertOutgoing(t.db, [
+      { tx: tx(99), logIndex: 1, block: block(fundedAt), ts: fundedAt, from: S, to: P(5), value: 10n },
+    ]);
+    await insertCoverage(
+      t.db,
+      [S, O].map((seller) => ({
+        seller,
+        fromTs: MARKET_FROM_TS,
+        fromBlock: block(MARKET_FROM_TS),
+        toBlock: block(AS_OF_TS),
+      })),
+    );
+    const g = await compute(t.db, snapshotId, { methodVersion: '3.0.0' });
+    const s = await t.db
+      .selectFrom('gen_sellers')
+      .selectAll()
+      .where('generation', '=', g)
+      .where('seller_address', '=', S)
+      .executeTakeFirstOrThrow();
+    expect({
+      payments: s.payments_30d,
+      revenue: s.verified_revenue_30d_micro,
+      payers: s.payers_30d,
+      median: s.median_payment_30d_micro,
+      classPayments: s.class_payments_30d,
+      classRevenue: s.class_revenue_30d_micro,
+      external: [s.external_payments_30d, s.external_revenue_30d_micro, s.external_payers_30d],
+      sellerFunded: [
+        s.internal_seller_funded_payments_30d,
+        s.internal_seller_funded_revenue_30d_micro,
+        s.internal_seller_funded_payers_30d,
+      ],
+      sameOperator: [
+        s.internal_same_operator_payments_30d,
+        s.internal_same_operator_revenue_30d_micro,
+        s.internal_same_operator_payers_30d,
+      ],
+      state: s.evidence_state,
+      farm: s.farm_reasons,
+      digest: s.evidence_sha256,
+    }).toEqual({
+      payments: 6,
+      revenue: 1960n,
+      payers: 6,
+      median: 100n,
+      classPayments: [3, 1, 1, 1],
+      classRevenue: [670n, 250n, 40n, 1000n],
+      external: [4, 1390n, 4],
+      sellerFunded: [1, 500n, 1],
+      sameOperator: [1, 70n, 1],
+      state: 'verified',
+      farm: null,
+      digest: 'e2ed644e6720a85a5a7737a2db4bd175ca8670de9011d71911a11872f1c23301',
+    });
+    const period = await t.db
+      .selectFrom('gen_seller_periods')
+      .select(['period_start', 'payments', 'sha256'])
+      .where('generation', '=', g)
+      .where('seller_address', '=', S)
+      .execute();
+    expect(period).toEqual([
+      {
+        period_start: 1_765_353_600n,
+        payments: 6,
+        sha256: '2057bab2fbd003aded90b458527fcf478d9ba0320586c2ae5f2ee0d889e18992',
+      },
+    ]);
+    const day = await t.db
+      .selectFrom('gen_market_daily')
+      .select(['payments', 'volume_micro', 'median_payment_micro', 'external_volume_micro'])
+      .where('generation', '=', g)
+      .where('day', '=', '2025-12-10')
+      .executeTakeFirstOrThrow();
+    expect(day).toEqual({ payments: 6, volume_micro: 1960n, median_payment_micro: 100n, external_volume_micro: 1390n });
   });
 });
