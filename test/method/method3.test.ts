@@ -1,6 +1,14 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { compareGenerationRows, formatDifference, readGenerationRows } from '../../src/publish/index.ts';
+import { writeJson } from '../../src/lib/json.ts';
+import {
+  BUNDLE_NDJSON_FILES,
+  bundleFileText,
+  compareGenerationRows,
+  formatDifference,
+  readGenerationHead,
+  readGenerationRows,
+} from '../../src/publish/index.ts';
 import { backends, freshDatabase, type TestDatabase } from '../helpers/db.ts';
 import { insertCatalog, insertCoverage } from '../helpers/facts.ts';
 import { channelOf, insertChannelCreated, insertFacts3, insertOutgoing } from '../helpers/facts3.ts';
@@ -313,6 +321,44 @@ describe.each(backends())('method 3.0.0 on $backend', ({ backend }) => {
         .sort(),
     );
     expect(evidence.every((e) => e.class === null && e.internal_reason === null)).toBe(true);
+  });
+
+  it('behavior: the 3.0.0 bundle carries the 3.0.0 columns, the 2.0.0 bundle none, and the lines are the rows', async () => {
+    for (const g of [g3, g2]) {
+      const rows = await readGenerationRows(t.db, g);
+      const head = await readGenerationHead(t.db, g);
+      for (const { name, key } of BUNDLE_NDJSON_FILES) {
+        let text = '';
+        for await (const chunk of bundleFileText(t.db, head, name)) text += chunk.bytes.toString('utf8');
+        const lines = (rows[key] as unknown[]).map((r) => (key === 'catalogItemLines' ? (r as string) : writeJson(r)));
+        expect(text, `${g} ${name}`).toBe(lines.map((l) => `${l}\n`).join(''));
+      }
+      const three = g === g3;
+      expect(Object.keys(rows.payments[0]!).includes('internal_reason'), `${g}`).toBe(three);
+      expect(Object.keys(rows.sellers[0]!).includes('external_revenue_30d_micro'), `${g}`).toBe(three);
+      expect(Object.keys(rows.marketDaily[0]!).includes('external_volume_micro'), `${g}`).toBe(three);
+    }
+    const rows = await readGenerationRows(t.db, g3);
+    const claim = rows.payments.find((p) => p.class === 'batch_settlement' && p.seller_address === S1)!;
+    expect(claim).toMatchObject({ value: 1000n, payer: P3S.P4, internal_reason: null });
+    const s1 = rows.sellers.find((r) => r.seller_address === S1)!;
+    expect(s1.class_revenue_30d_micro).toEqual([795n, 330n, 130n, 1000n]);
+  });
+
+  it('behavior: the audit names the class, seller and period of a tampered claim in a 3.0.0 bundle', async () => {
+    const published = await readGenerationRows(t.db, g3);
+    const claim = published.payments.find((p) => p.class === 'batch_settlement' && p.seller_address === S1)!;
+    const tampered = {
+      ...published,
+      payments: published.payments.map((p) => (p === claim ? { ...p, value: 1001n } : p)),
+    };
+    const recomputed = await readGenerationRows(t.db, g3again);
+    // the claim d of fixture3.ts: the 4th payment of 2025-12-10, in the hour from 00:00Z
+    const day = 1_765_324_800;
+    expect(compareGenerationRows(tampered, recomputed).map(formatDifference)).toEqual([
+      `payment ${String(claim.tx_hash)}:${String(claim.log_index)} (batch_settlement, seller ${S1}, period ` +
+        `2025-12-10T00:00:00Z (${day})) value: published 1001, recomputed 1000`,
+    ]);
   });
 
   it('behavior: a 3.0.0 generation after the 2.0.0 one (its state rebuilt) has the same rows as the first', async () => {
