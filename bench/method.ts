@@ -22,6 +22,10 @@
  *                     # plan (EXPLAIN ANALYZE, BUFFERS) in bench/out/method-plans.txt
  *   COLD_AB_SQL=/path/to/other/sql/method ...   # with COLD_RUNS: every other cold run uses that
  *                     # tree's method SQL (e.g. main's), an A/B paired on the same data and moment
+ *   STEADY_AB_SQL=/path/to/other/sql/method ... # every other steady run (the even ones) uses that
+ *                     # tree's method SQL: a paired A/B of steady runs (both trees must keep the
+ *                     # same derived state, e.g. one method version before and after a change)
+ *   METHOD=3.0.0 ...  # the method version to compute (default METHOD_VERSION)
  *
  *   BLOCKS_PER_PAYMENT=0.7 ...   # distinct blocks per payment (default 1: every payment in a block
  *                     # of its own). 0.7 is real Base's density at 10M payments a window: 10M
@@ -68,6 +72,8 @@ const LISTINGS = Number(process.env.LISTINGS ?? Math.round(SELLERS * 1.2));
 const STEADY_RUNS = Number(process.env.STEADY_RUNS ?? 3);
 const COLD_RUNS = Number(process.env.COLD_RUNS ?? 1);
 const COLD_AB_SQL = process.env.COLD_AB_SQL;
+const STEADY_AB_SQL = process.env.STEADY_AB_SQL;
+const METHOD = process.env.METHOD ?? METHOD_VERSION;
 const AS_OF_TS = 1_767_268_800n; // 2026-01-01T12:00:00Z
 const AS_OF_BLOCK = 40_000_000n;
 const BLOCKS_PER_PAYMENT = Number(process.env.BLOCKS_PER_PAYMENT ?? 1);
@@ -209,10 +215,14 @@ const explained = (name: string, q: string) => {
  * SPLIT_STEPS=1: one logged step per SQL statement of the method (to see where a step's time goes).
  * `dir`: another tree's sql/method (COLD_AB_SQL).
  */
-const steps = (dir?: string): { steps?: MethodStep[] } =>
+const steps = (dir?: string): { steps?: MethodStep[]; methodVersion: string } => ({
+  methodVersion: METHOD,
+  ...stepsOf(dir),
+});
+const stepsOf = (dir?: string): { steps?: MethodStep[] } =>
   process.env.SPLIT_STEPS
     ? {
-        steps: loadMethodSteps(METHOD_VERSION, dir).flatMap((st) =>
+        steps: loadMethodSteps(METHOD, dir).flatMap((st) =>
           st.sql
             .split(/;\s*\n/)
             .filter((q) => /\S/.test(q.replace(/--.*$/gm, '')))
@@ -223,7 +233,7 @@ const steps = (dir?: string): { steps?: MethodStep[] } =>
         ),
       }
     : dir
-      ? { steps: loadMethodSteps(METHOD_VERSION, dir) }
+      ? { steps: loadMethodSteps(METHOD, dir) }
       : {};
 
 /** The bare aggregate over every fact: what a cold generation is measured against. */
@@ -415,6 +425,7 @@ async function main() {
   // Steady state: every 15 minutes, 15 minutes of new payments (4,500 blocks).
   const perRun = Math.max(1, Math.round(PAYMENTS / 2880));
   const steadyMs: number[] = [];
+  const steadyArms: string[] = [];
   const steadyCpuMs: number[] = [];
   const steadySteps: Record<string, number>[] = [];
   const steadyCpuSteps: Record<string, number>[] = [];
@@ -434,6 +445,8 @@ async function main() {
     await sql`analyze blocks`.execute(db);
     await sql`analyze addresses`.execute(db);
     const steady = stepLogger();
+    // STEADY_AB_SQL: the even runs use the other tree's SQL (arm B), the odd ones this tree's (A)
+    const arm = STEADY_AB_SQL && run % 2 === 0 ? 'B' : 'A';
     const t4 = performance.now();
     const cpu4 = process.cpuUsage();
     last = await computeGeneration(db, {
@@ -447,14 +460,18 @@ async function main() {
       sources: [],
       log: steady.log,
       afterStep: steady.afterStep,
-      ...steps(),
+      ...steps(arm === 'B' ? STEADY_AB_SQL : undefined),
     });
     steadyMs.push(performance.now() - t4);
+    steadyArms.push(arm);
     steadyCpuMs.push(cpuMs(cpu4));
     steadySteps.push(steady.steps);
     steadyCpuSteps.push(steady.cpuSteps);
     await publishGeneration(db, last);
-    console.error(`steady ${run}: ${s(steadyMs.at(-1)!)} s (CPU ${s(steadyCpuMs.at(-1)!)} s)`, steady.steps);
+    console.error(
+      `steady ${run}${STEADY_AB_SQL ? ` [${arm}]` : ''}: ${s(steadyMs.at(-1)!)} s (CPU ${s(steadyCpuMs.at(-1)!)} s)`,
+      steady.steps,
+    );
   }
 
   const rssBeforeVerify = peakRss;
@@ -472,6 +489,7 @@ async function main() {
       asOf: { number: asOf.as_of_block, hash: asOf.as_of_block_hash as `0x${string}`, timestamp: asOf.as_of_ts },
       catalogSnapshotId: snapshot.snapshot_id,
       sources: [],
+      methodVersion: METHOD,
     });
     const differences = compareGenerationRows(await readGenerationRows(db, last), await readGenerationRows(db, again));
     verified = differences.length === 0 ? 'identical' : differences.slice(0, 5).map(formatDifference).join('; ');
@@ -515,6 +533,8 @@ async function main() {
     cold_runs: more?.runs ?? null,
     steady_new_payments: perRun,
     steady_runs_s: steadyMs.map(s),
+    ...(STEADY_AB_SQL ? { steady_arms: steadyArms } : {}),
+    method_version: METHOD,
     steady_cpu_runs_s: steadyCpuMs.map(s),
     steady_s: s(sorted[Math.floor((sorted.length - 1) / 2)]!),
     steady_median_s: steadyMs.length ? s(sorted[Math.floor((sorted.length - 1) / 2)]!) : null,

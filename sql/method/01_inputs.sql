@@ -1,4 +1,4 @@
--- Method step 1 (1.0.0 and 2.0.0): the inputs of one generation, as temporary tables of this transaction.
+-- Method step 1 (every version): the inputs of one generation, as temporary tables of this transaction.
 -- The generation number comes from the session setting x402tally.generation; its row in
 -- `generations` (as-of point, window, catalog snapshot, constants) is already written.
 
@@ -26,7 +26,13 @@ select g.generation,
        (g.constants ->> 'farm_top_payer_share')::numeric        as farm_top_payer_share,
        (g.constants ->> 'farm_top_payer_min_payments')::int     as farm_top_payer_min_payments,
        -- method 2.0.0 only (null under 1.0.0): the length of a digest period
-       (g.constants ->> 'digest_period_seconds')::bigint        as digest_period_seconds
+       (g.constants ->> 'digest_period_seconds')::bigint        as digest_period_seconds,
+       -- method 3.0.0 only (null before): the seller_funded lookback and the farm's internal share
+       (g.constants ->> 'funding_lookback_seconds')::bigint     as funding_lookback_seconds,
+       (g.constants ->> 'farm_internal_share')::numeric         as farm_internal_share,
+       -- the payments the method counts: `eip3009` (1.0.0, 2.0.0) unless the version's own step
+       -- (sql/method/3.0.0/01_payments.sql) says `all_classes`; the derived state records it
+       'eip3009'::text                                          as payment_set
   from generations g
  where g.generation = current_setting('x402tally.generation')::int;
 
@@ -85,3 +91,37 @@ create temp table m_sellers_key on commit drop as
 select encode(sha256(convert_to(
          coalesce(string_agg(seller_address, ',' order by seller_address), ''), 'UTF8')), 'hex') as sellers_key
   from m_catalog_sellers;
+
+-- The payments the steps read, as a view of this session (created again by every run; replaced by
+-- a version's own step, sql/method/3.0.0/01_payments.sql; dropped by the last step): under 1.0.0
+-- and 2.0.0 the verified EIP-3009 transfers (rules 2 and 3), each of class 1 (eip3009), external
+-- (reason 0), with no class in its evidence line. The steps add rules 1 and 4. A view, not a
+-- table: the steps' plans are those over verified_transfers itself.
+create or replace temp view m_payment_facts as
+select v.*,
+       1            as class,            -- 1 eip3009, 2 permit2_exact, 3 permit2_upto, 4 batch_settlement
+       0            as reason,           -- 0 external, 1 seller_funded, 2 same_operator
+       ''::text     as evidence_prefix   -- what an evidence line starts with
+  from verified_transfers v;
+
+-- The facts whose addition or removal can change a payment (block versions changed since a seq
+-- are found through them): transfers, and under 3.0.0 batch claims too.
+create or replace temp view m_fact_rows as
+select block_id, to_id from transfers;
+
+-- Each seller's 3.0.0 numbers (per class, per internal reason), filled by sql/method/3.0.0/01c_reasons.sql;
+-- empty under 1.0.0 and 2.0.0, whose generations have none (step 2 writes nulls).
+create temp table m_seller_classes (
+  seller_ord                 int4,              -- m_catalog_sellers.seller_ord (every seller, with an id or not)
+  class_payments             int4[],
+  class_revenue              numeric(78,0)[],
+  external_payments          int4,
+  external_revenue           numeric(78,0),
+  external_payers            int4,
+  seller_funded_payments     int4,
+  seller_funded_revenue      numeric(78,0),
+  seller_funded_payers       int4,
+  same_operator_payments     int4,
+  same_operator_revenue      numeric(78,0),
+  same_operator_payers       int4
+) on commit drop;

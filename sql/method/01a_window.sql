@@ -1,6 +1,10 @@
--- Method step 1a (1.0.0 and 2.0.0): the window's accumulators (migration 0016), moved from the
+-- Method step 1a (every version): the window's accumulators (migration 0016), moved from the
 -- window of the previous run to this generation's. Steps 2 and 6 read the numbers from them.
 -- They name sellers and payers by address id (seller_id, payer_id: migration 0028), never by text.
+-- The payments are the version's (m_payment_facts, step 1): under 3.0.0 every class, each row
+-- with its class and internal reason, which m_window and m_delta carry for step 1c
+-- (sql/method/3.0.0/01c_reasons.sql). The median is over per-request payments only (classes
+-- 1-3: a batch claim sums many requests): acc_values holds no claim.
 --
 -- Incremental (docs/METHOD.md 2.10). The accumulators hold exactly the verified payments of one
 -- window: visible at seq s0, block_timestamp in (ws0, ts0], block_number <= b0, paid to a seller
@@ -33,6 +37,7 @@ select g.run_seq                                   as s1,
        coalesce(s.as_of_ts, 0)                     as ts0,
        coalesce(s.as_of_block, 0)                  as b0,
        s.checked_seq is null
+         or s.payment_set <> g.payment_set
          or s.checked_seq > g.run_seq
          or s.window_start_ts > g.window_start_ts
          or s.as_of_ts > g.as_of_ts
@@ -56,8 +61,8 @@ do $$ begin if (select reset from m_acc) then truncate acc_sellers, acc_values, 
 -- The window's verified payments to sellers of the catalog, read once, by address ids (grouping
 -- and sorting by an integer is cheaper than by the address).
 create temp table m_window on commit drop as
-select t.seller_id, t.payer_id, t.value, t.block_timestamp, t.block_number
-  from verified_transfers t
+select t.seller_id, t.payer_id, t.value, t.block_timestamp, t.block_number, t.class, t.reason
+  from m_payment_facts t
   join m_catalog_sellers c on c.seller_id = t.seller_id
  cross join m_acc a
  where (select reset from m_acc)
@@ -95,10 +100,11 @@ select seller_id, payer_id, n, total
   from m_window_payers
  order by seller_id, payer_id;
 
--- The histogram of values (for the lower median).
+-- The histogram of per-request values (for the lower median).
 create temp table m_window_values on commit drop as
 select seller_id, value, count(*) as n
   from m_window
+ where class <> 4
  group by 1, 2;
 
 insert into acc_values (seller_id, value, n)
@@ -170,7 +176,7 @@ select coalesce((select b.block_number
                    from blocks b
                   where b.block_timestamp > a.ws1
                     and visible_at(b.added_seq, b.removed_seq, a.s1)
-                    and exists (select 1 from transfers t where t.block_id = b.block_id)
+                    and exists (select 1 from m_fact_rows t where t.block_id = b.block_id)
                   order by b.block_timestamp, b.block_number
                   limit 1),
                 a.b1 + 1) as lo_block
@@ -182,7 +188,9 @@ create temp table m_delta (
   value            numeric,
   block_timestamp  bigint,
   block_number     bigint,
-  sign             integer
+  sign             integer,
+  class            integer,
+  reason           integer
 ) on commit drop;
 
 
@@ -213,9 +221,11 @@ select *
                   and t.block_timestamp > a.ws1 and t.block_timestamp <= a.ts1 and t.block_number <= a.b1)::int
              - (visible_at(t.added_seq, t.removed_seq, a.s0)
                   and t.block_timestamp > a.ws0 and t.block_timestamp <= a.ts0 and t.block_number <= a.b0)::int
-                 as sign
+                 as sign,
+               t.class,
+               t.reason
           from m_delta_blocks d
-          join verified_transfers t on t.block_id = d.block_id
+          join m_payment_facts t on t.block_id = d.block_id
          cross join m_acc a
          where t.seller_id in (select seller_id from m_catalog_sellers)
            and t.seller_id not in (select seller_id from m_added_sellers)) d
@@ -223,9 +233,9 @@ select *
 
 -- Sellers new to the catalog (all of them in a cold run): every payment in the new window.
 insert into m_delta
-select t.seller_id, t.payer_id, t.value, t.block_timestamp, t.block_number, 1
+select t.seller_id, t.payer_id, t.value, t.block_timestamp, t.block_number, 1, t.class, t.reason
   from m_added_sellers s
-  join verified_transfers t on t.seller_id = s.seller_id
+  join m_payment_facts t on t.seller_id = s.seller_id
  cross join m_acc a
  where t.block_number >= (select lo_block from m_bounds)
    and t.block_number <= (select b1 from m_acc)
@@ -235,12 +245,13 @@ select t.seller_id, t.payer_id, t.value, t.block_timestamp, t.block_number, 1
 
 analyze m_delta;
 
--- The histogram of values (for the lower median).
+-- The histogram of per-request values (for the lower median).
 -- (rows in key order, here and below: in a cold run, B-tree inserts in order cost about 0.7x
 -- inserts in random order; in a steady run the sort is of a few thousand rows)
 insert into acc_values as a (seller_id, value, n)
 select seller_id, value, sum(sign)
   from m_delta
+ where class <> 4
  group by 1, 2
 having sum(sign) <> 0
  order by seller_id, value
@@ -379,12 +390,13 @@ select t.seller_id,
        case when t.leaving
             then coalesce((select max(p.total) from acc_payers p where p.seller_id = t.seller_id), 0)
             else t.top_sum end,
-       -- lower median: the smallest value whose cumulative count reaches half the payments
+       -- lower median: the smallest value whose cumulative count reaches half the per-request
+       -- payments (all of them but 3.0.0's claims: the histogram's own count)
        (select min(h.value)
-          from (select v.value, sum(v.n) over (order by v.value) as cum
+          from (select v.value, sum(v.n) over (order by v.value) as cum, sum(v.n) over () as requests
                   from acc_values v
                  where v.seller_id = t.seller_id) h
-         where 2 * h.cum >= t.payments),
+         where 2 * h.cum >= h.requests),
        case when t.payments = 0 then null when t.leaving then f.block_timestamp else t.first_ts end,
        case when t.payments = 0 then null when t.leaving then l.block_timestamp else t.last_ts end,
        case when t.payments = 0 then null when t.leaving then f.block_number else t.first_block end,
@@ -395,7 +407,7 @@ select t.seller_id,
   -- index transfers_to (to_id, block_id) gives them in chain order and the scan stops at the
   -- first visible one; block_id = block_number * 2^20 + version, migration 0023)
   left join lateral (select x.block_timestamp, x.block_number
-                       from verified_transfers x
+                       from m_payment_facts x
                       where x.seller_id = t.seller_id
                         and x.block_id >= (select lo_block from m_bounds) * 1048576
                         and x.block_id < (select b1 + 1 from m_acc) * 1048576
@@ -404,7 +416,7 @@ select t.seller_id,
                       order by x.block_id
                       limit 1) f on t.payments > 0 and t.leaving
   left join lateral (select x.block_timestamp, x.block_number
-                       from verified_transfers x
+                       from m_payment_facts x
                       where x.seller_id = t.seller_id
                         and x.block_id >= (select lo_block from m_bounds) * 1048576
                         and x.block_id < (select b1 + 1 from m_acc) * 1048576
@@ -426,5 +438,5 @@ delete from acc_sellers where seller_id in (select seller_id from m_removed_sell
 set local enable_nestloop = off;
 
 delete from acc_state;
-insert into acc_state (checked_seq, window_start_ts, as_of_ts, as_of_block)
-select s1, ws1, ts1, b1 from m_acc;
+insert into acc_state (checked_seq, window_start_ts, as_of_ts, as_of_block, payment_set)
+select s1, ws1, ts1, b1, (select payment_set from m_gen) from m_acc;

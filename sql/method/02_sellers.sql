@@ -1,13 +1,20 @@
 -- Method step 2: per-seller metrics over the verified payments in the window (kept by step 1a in
 -- acc_sellers: count, sum, distinct payers, lower median, top payer's sum), evidence state, tier,
 -- farm flags and reasons, and the ranking. The seller's evidence digest comes from
--- m_seller_digests, built by the version's own digest step (sql/method/<version>/01b_digests.sql).
+-- m_seller_digests, built by the digest step (sql/method/01b_digests.sql, or the version's own).
+-- Under 3.0.0 each seller also gets its per-class and external/internal numbers (m_seller_classes,
+-- sql/method/3.0.0/01c_reasons.sql) and the farm reason internal_share; under 1.x and 2.x
+-- m_seller_classes is empty and those columns are null.
 
 insert into gen_sellers (
   generation, seller_address, listing_count, payments_30d, payers_30d,
   verified_revenue_30d_micro, median_payment_30d_micro, evidence_state, tier, farm_flag,
   farm_reasons, rank, categories, evidence_sha256, first_payment_ts, last_payment_ts,
-  first_block, last_block)
+  first_block, last_block, class_payments_30d, class_revenue_30d_micro, external_payments_30d,
+  external_revenue_30d_micro, external_payers_30d, internal_seller_funded_payments_30d,
+  internal_seller_funded_revenue_30d_micro, internal_seller_funded_payers_30d,
+  internal_same_operator_payments_30d, internal_same_operator_revenue_30d_micro,
+  internal_same_operator_payers_30d)
 with metrics as (
   select c.seller_id,
          c.seller_address,
@@ -20,11 +27,15 @@ with metrics as (
          a.median,
          a.first_ts, a.last_ts, a.first_block, a.last_block,
          coalesce(d.digest, encode(sha256(''::bytea), 'hex'))   as digest,
-         coalesce(a.top_sum, 0)                                 as top_sum
+         coalesce(a.top_sum, 0)                                 as top_sum,
+         k.class_payments, k.class_revenue, k.external_payments, k.external_revenue, k.external_payers,
+         k.seller_funded_payments, k.seller_funded_revenue, k.seller_funded_payers,
+         k.same_operator_payments, k.same_operator_revenue, k.same_operator_payers
     from m_catalog_sellers c
     -- (a seller without an address id has no row: no transfer names it, so it is unpaid)
     left join acc_sellers a on a.seller_id = c.seller_id
     left join m_seller_digests d on d.seller_id = c.seller_id
+    left join m_seller_classes k on k.seller_ord = c.seller_ord
 ),
 judged as (
   select m.*,
@@ -39,7 +50,12 @@ judged as (
                 then 'listing_count>' || g.farm_listing_threshold end,
            case when m.payments >= g.farm_top_payer_min_payments
                  and m.top_sum > m.revenue * g.farm_top_payer_share
-                then 'top_payer_share>' || g.farm_top_payer_share end
+                then 'top_payer_share>' || g.farm_top_payer_share end,
+           -- 3.0.0: internal revenue (both reasons) above farm_internal_share of the revenue
+           case when g.farm_internal_share is not null
+                 and m.payments >= g.farm_top_payer_min_payments
+                 and m.seller_funded_revenue + m.same_operator_revenue > m.revenue * g.farm_internal_share
+                then 'internal_share>' || g.farm_internal_share end
          ], null) as reasons
     from metrics m cross join m_gen g
 )
@@ -61,5 +77,8 @@ select (select generation from m_gen),
        end,
        categories,
        digest,
-       first_ts, last_ts, first_block, last_block
+       first_ts, last_ts, first_block, last_block,
+       class_payments, class_revenue, external_payments, external_revenue, external_payers,
+       seller_funded_payments, seller_funded_revenue, seller_funded_payers,
+       same_operator_payments, same_operator_revenue, same_operator_payers
   from judged;

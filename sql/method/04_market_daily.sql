@@ -1,4 +1,4 @@
--- Method 1.0.0, step 4: the daily market aggregate, one row per publishable UTC day.
+-- Method step 4 (every version): the daily market aggregate, one row per publishable UTC day.
 -- A day D is publishable when it ended at or before the as-of time (D_start + 86400 <= as_of_ts),
 -- starts no earlier than the UTC day holding the window start (market_from_ts), and every seller
 -- of the catalog is indexed from D_start (seller_coverage.from_ts <= D_start) up to the as-of
@@ -7,13 +7,18 @@
 -- A publishable day has ended, so its numbers change only when its facts change or the catalog's
 -- sellers do: each is computed once into acc_market_days (migration 0016) and read from there by
 -- later runs. The cache is emptied when the sellers change or the facts go back (a run at an
--- older seq), and a day is dropped from it when a fact of that day was added or removed since.
+-- older seq) or the payments are another version's, and a day is dropped from it when a fact of
+-- that day was added or removed since.
+-- Under 3.0.0 the day's payments are of every class; its median is over the per-request ones
+-- (classes 1-3, null when none), and external_volume_micro sums the external ones (reason 0);
+-- the sellers_key then also holds the catalog's same_operator pairs (sql/method/3.0.0/01_payments.sql).
 
 create temp table m_mkt on commit drop as
 select x.*,
        s.checked_seq is null
          or s.checked_seq > (select run_seq from m_gen)
-         or s.sellers_key <> x.sellers_key                           as reset,
+         or s.sellers_key <> x.sellers_key
+         or s.payment_set <> (select payment_set from m_gen)         as reset,
        coalesce(s.checked_seq, 0)                                    as checked_seq
   from m_sellers_key x
   left join acc_market_state s on true;
@@ -26,7 +31,7 @@ delete from acc_market_days
                        from blocks b
                       where ((b.added_seq > (select checked_seq from m_mkt) and b.added_seq <= (select run_seq from m_gen))
                              or (b.removed_seq > (select checked_seq from m_mkt) and b.removed_seq <= (select run_seq from m_gen)))
-                        and exists (select 1 from transfers t where t.block_id = b.block_id));
+                        and exists (select 1 from m_fact_rows t where t.block_id = b.block_id));
 
 create temp table m_market_days on commit drop as
 with coverage as (
@@ -52,17 +57,19 @@ select d.day_start
    and d.day_start >= coverage.covered_from_ts;
 
 -- The publishable days not in the cache, from the facts (the whole day: it has ended).
-insert into acc_market_days (day_start, payments, volume_micro, payers, sellers_paid, median_micro)
+insert into acc_market_days (day_start, payments, volume_micro, payers, sellers_paid, median_micro, external_volume)
 select d.day_start,
        count(p.value)::int,
        coalesce(sum(p.value), 0),
        count(distinct p.payer_id)::int,
        count(distinct p.seller_id)::int,
-       percentile_disc(0.5) within group (order by p.value)
+       percentile_disc(0.5) within group (order by p.value) filter (where p.class <> 4),
+       case when (select payment_set from m_gen) = 'all_classes'
+            then coalesce(sum(p.value) filter (where p.reason = 0), 0) end
   from m_market_days d
   left join (select t.block_timestamp - t.block_timestamp % 86400 as day_start, t.payer_id,
-                    t.seller_id, t.value
-               from verified_transfers t
+                    t.seller_id, t.value, t.class, t.reason
+               from m_payment_facts t
                join m_catalog_sellers c on c.seller_id = t.seller_id  -- (address ids: migration 0028)
               cross join m_gen g   -- (run_seq as a column: visible_at is inlined, see 01_inputs.sql)
               where t.block_timestamp >= (select min(day_start) from m_market_days
@@ -76,12 +83,12 @@ select d.day_start,
  group by d.day_start;
 
 delete from acc_market_state;
-insert into acc_market_state (checked_seq, sellers_key)
-select (select run_seq from m_gen), sellers_key from m_mkt;
+insert into acc_market_state (checked_seq, sellers_key, payment_set)
+select (select run_seq from m_gen), sellers_key, (select payment_set from m_gen) from m_mkt;
 
 insert into gen_market_daily (
   generation, day, payments, volume_micro, payers, sellers_paid, median_payment_micro,
-  tracked_sellers, tracked_listings)
+  tracked_sellers, tracked_listings, external_volume_micro)
 select (select generation from m_gen),
        (to_timestamp(d.day_start) at time zone 'UTC')::date,
        m.payments,
@@ -90,7 +97,8 @@ select (select generation from m_gen),
        m.sellers_paid,
        m.median_micro,
        t.sellers,
-       t.listings
+       t.listings,
+       m.external_volume
   from m_market_days d
   join acc_market_days m using (day_start)
  cross join (select count(*)::int as sellers, coalesce(sum(listing_count), 0)::int as listings

@@ -67,3 +67,6 @@ select s.seller_address,
   join m_catalog_sellers s on s.seller_id = a.seller_id
  where (select reset from m_acc)
  order by s.seller_address collate "default", a.day_start;
+
+-- The last step: the session views of step 1 go (the temporary tables go at commit).
+drop view m_payment_facts, m_fact_rows;

@@ -38,4 +38,11 @@ export const ADDRESS_REFS: readonly AddressRef[] = [
   { table: 'part_sellers', column: 'seller_id' },
   { table: 'part_seller_digests', column: 'seller_id' },
   { table: 'part_seller_lines', column: 'seller_id' },
+  // method 3.0.0's work state (migration 0031)
+  { table: 'acc_seller_classes', column: 'seller_id' },
+  { table: 'acc_reason_payers', column: 'seller_id' },
+  { table: 'acc_reason_payers', column: 'payer_id' },
+  { table: 'acc_reason_sellers', column: 'seller_id' },
+  { table: 'acc_operator_pairs', column: 'seller_id' },
+  { table: 'acc_operator_pairs', column: 'payer_id' },
 ];

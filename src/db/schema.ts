@@ -342,6 +342,8 @@ export interface PartStateTable {
   lo: bigint;
   hi: bigint;
   sellers_key: string;
+  /** `eip3009` (1.x, 2.x) or `all_classes` (3.0.0): the payments the partials hold (migration 0031). */
+  payment_set: ColumnType<string, string | undefined, string>;
 }
 /** Method 2.0.0 work state, keyed by address id (sql/migrations/0028). */
 export interface PartSellersTable {
@@ -373,6 +375,8 @@ export interface AccStateTable {
   window_start_ts: bigint;
   as_of_ts: bigint;
   as_of_block: bigint;
+  /** `eip3009` (1.x, 2.x) or `all_classes` (3.0.0): the payments the accumulators hold (migration 0031). */
+  payment_set: ColumnType<string, string | undefined, string>;
 }
 export interface AccSellersTable {
   seller_id: number;
@@ -414,11 +418,41 @@ export interface AccMarketDaysTable {
   payers: number;
   sellers_paid: number;
   median_micro: Micro | null;
+  /** Method 3.0.0: the day's external volume; null under 1.x and 2.x (migration 0031). */
+  external_volume: Micro | null;
 }
 export interface AccMarketStateTable {
   id: ColumnType<boolean, boolean | undefined, boolean>;
   checked_seq: bigint;
   sellers_key: string;
+  payment_set: ColumnType<string, string | undefined, string>;
+}
+/**
+ * Method 3.0.0's work state (sql/migrations/0031, kept by sql/method/3.0.0/01c_reasons.sql): per
+ * seller, class (1-4) and internal reason (0 external, 1 seller_funded, 2 same_operator).
+ */
+export interface AccSellerClassesTable {
+  seller_id: number;
+  class: number;
+  reason: number;
+  n: bigint;
+  total: Micro;
+}
+export interface AccReasonPayersTable {
+  seller_id: number;
+  reason: number;
+  payer_id: number;
+  n: bigint;
+}
+export interface AccReasonSellersTable {
+  seller_id: number;
+  reason: number;
+  payers: bigint;
+}
+/** The same_operator pairs (address ids) the reasons of acc_seller_classes were decided with. */
+export interface AccOperatorPairsTable {
+  seller_id: number;
+  payer_id: number;
 }
 /** Method 2.0.0: each seller's composed evidence digest as of part_state (sql/migrations/0016; by address id, 0028). */
 export interface PartSellerDigestsTable {
@@ -518,6 +552,10 @@ export interface Schema {
   acc_seller_days: AccSellerDaysTable;
   acc_market_days: AccMarketDaysTable;
   acc_market_state: AccMarketStateTable;
+  acc_seller_classes: AccSellerClassesTable;
+  acc_reason_payers: AccReasonPayersTable;
+  acc_reason_sellers: AccReasonSellersTable;
+  acc_operator_pairs: AccOperatorPairsTable;
   seller_daily_rows: SellerDailyRowsTable;
   gen_seller_daily_fixed: GenSellerDailyTable;
   gen_listings_fixed: GenListingsTable;

@@ -3,7 +3,7 @@
  * exceed 2^53 (int8, integral numeric) become bigint so money stays exact; `date` stays the
  * ISO text `YYYY-MM-DD` (no time zone shift through Date).
  */
-export const OID = { int8: 20, numeric: 1700, date: 1082 } as const;
+export const OID = { int8: 20, numeric: 1700, date: 1082, numericArray: 1231 } as const;
 
 export function parseInt8(text: string): bigint {
   return BigInt(text);

@@ -27,5 +27,17 @@ export const METHOD_CONSTANTS = Object.freeze({
 
 export type MethodConstants = typeof METHOD_CONSTANTS;
 
+/**
+ * The constants of method 3.0.0 (docs/METHOD.md section 2.11): 2.0.0's, the lookback of the
+ * `seller_funded` test and the internal share above which a seller is flagged.
+ */
+export const METHOD_CONSTANTS_3_0_0 = Object.freeze({
+  ...METHOD_CONSTANTS,
+  /** A seller's transfer to a payer makes the payer's payments internal for this long after it. */
+  funding_lookback_seconds: 2_592_000,
+  /** Farm reason `internal_share>0.5`: internal revenue above this share of the revenue. */
+  farm_internal_share: 0.5,
+});
+
 // The categories are the catalog's vocabulary, shared by the catalog, the method and the API.
 export { CATEGORIES, type Category } from '../lib/categories.ts';

@@ -24,6 +24,11 @@ export const DERIVED_TABLES = [
   'acc_seller_days',
   'acc_market_state',
   'acc_market_days',
+  // method 3.0.0's per-class and per-reason numbers (step 1c) and the pairs they were decided with
+  'acc_seller_classes',
+  'acc_reason_payers',
+  'acc_reason_sellers',
+  'acc_operator_pairs',
   // the 2.0.0 digests' partials: work state and versioned rows
   'part_state',
   'part_sellers',

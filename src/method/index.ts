@@ -1,5 +1,12 @@
 export { computeGeneration, windowOf, type AsOfPoint, type ComputeOptions } from './compute.ts';
 export { DERIVED_STATE_TABLES, DERIVED_TABLES, forgetDerivedState, type DerivedTable } from './derived.ts';
-export { CATEGORIES, METHOD_CONSTANTS, METHOD_CONSTANTS_1_0_0, METHOD_VERSION, type Category } from './constants.ts';
+export {
+  CATEGORIES,
+  METHOD_CONSTANTS,
+  METHOD_CONSTANTS_1_0_0,
+  METHOD_CONSTANTS_3_0_0,
+  METHOD_VERSION,
+  type Category,
+} from './constants.ts';
 export { loadMethodSteps, type MethodStep } from './sql-files.ts';
 export { METHOD_VERSIONS, methodVersion } from './versions.ts';

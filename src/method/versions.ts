@@ -1,4 +1,4 @@
-import { METHOD_CONSTANTS, METHOD_CONSTANTS_1_0_0, METHOD_VERSION } from './constants.ts';
+import { METHOD_CONSTANTS, METHOD_CONSTANTS_1_0_0, METHOD_CONSTANTS_3_0_0, METHOD_VERSION } from './constants.ts';
 import { TallyError } from '../lib/errors.ts';
 
 export interface MethodVersion {
@@ -14,6 +14,7 @@ export interface MethodVersion {
 export const METHOD_VERSIONS: Readonly<Record<string, MethodVersion>> = Object.freeze({
   '1.0.0': { constants: METHOD_CONSTANTS_1_0_0 },
   [METHOD_VERSION]: { constants: METHOD_CONSTANTS },
+  '3.0.0': { constants: METHOD_CONSTANTS_3_0_0 },
 });
 
 /** The entry of a method version, or an error naming the versions this code implements. */

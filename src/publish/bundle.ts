@@ -60,7 +60,15 @@ interface BundleFile {
   columns: readonly string[];
   /** ORDER BY over the columns of `from` as `t` (byte order wherever text orders). */
   orderBy: string;
+  /**
+   * Method 3.0.0's columns, written after `columns` in the files of 3.0.0 generations only: a
+   * 1.x or 2.x bundle keeps its bytes (docs/METHOD.md 2.11.5).
+   */
+  columns3?: readonly string[];
 }
+
+/** Whether a generation's bundle carries method 3.0.0's columns (every version after 2.x). */
+const hasColumns3 = (head: GenerationHead) => head.method_version !== '1.0.0' && head.method_version !== '2.0.0';
 
 /**
  * The NDJSON files of a bundle, in manifest order. One definition serves the whole-generation
@@ -118,6 +126,19 @@ const FILES: readonly BundleFile[] = [
       'first_block',
       'last_block',
     ],
+    columns3: [
+      'class_payments_30d',
+      'class_revenue_30d_micro',
+      'external_payments_30d',
+      'external_revenue_30d_micro',
+      'external_payers_30d',
+      'internal_seller_funded_payments_30d',
+      'internal_seller_funded_revenue_30d_micro',
+      'internal_seller_funded_payers_30d',
+      'internal_same_operator_payments_30d',
+      'internal_same_operator_revenue_30d_micro',
+      'internal_same_operator_payers_30d',
+    ],
     orderBy: 't.seller_address collate "C"',
   },
   {
@@ -136,6 +157,7 @@ const FILES: readonly BundleFile[] = [
       'value',
       'in_window',
     ],
+    columns3: ['class', 'internal_reason'],
     orderBy: 't.block_number, t.log_index, t.tx_hash collate "C"',
   },
   {
@@ -153,6 +175,7 @@ const FILES: readonly BundleFile[] = [
       'tracked_sellers',
       'tracked_listings',
     ],
+    columns3: ['external_volume_micro'],
     orderBy: 't.day',
   },
   {
@@ -187,14 +210,15 @@ export const BUNDLE_NDJSON_FILES: readonly { name: string; key: RowsKey }[] = FI
   key,
 }));
 
-const columnsOf = (file: BundleFile) => sql.join(file.columns.map((c) => sql.ref(`t.${c}`)));
+const columnsOf = (file: BundleFile, head: GenerationHead) =>
+  sql.join([...file.columns, ...(hasColumns3(head) ? (file.columns3 ?? []) : [])].map((c) => sql.ref(`t.${c}`)));
 // The id is inlined (a number read from our own generations row): COPY takes no parameters.
 const whereOf = (file: BundleFile, head: GenerationHead) =>
   sql`t.${sql.id(file.by)} = ${sql.lit(file.by === 'generation' ? head.generation : head.catalog.snapshot_id)}`;
 
 /** The rows of one file as values (bigint, text, arrays), in the file's order. */
 function rowsQuery(file: BundleFile, head: GenerationHead) {
-  return sql<Record<string, unknown>>`select ${columnsOf(file)} from ${sql.table(file.from)} t
+  return sql<Record<string, unknown>>`select ${columnsOf(file, head)} from ${sql.table(file.from)} t
      where ${whereOf(file, head)} order by ${sql.raw(file.orderBy)}`;
 }
 
@@ -209,7 +233,7 @@ function linesQuery(file: BundleFile, head: GenerationHead) {
   const line =
     file.key === 'catalogItemLines'
       ? sql`t.item_json`
-      : sql`(select row_to_json(r) from (select ${columnsOf(file)}) r)::text`;
+      : sql`(select row_to_json(r) from (select ${columnsOf(file, head)}) r)::text`;
   return sql<{ line: string }>`select ${line} as line from ${sql.table(file.from)} t
      where ${whereOf(file, head)} order by ${sql.raw(file.orderBy)}`;
 }

@@ -23,30 +23,53 @@ export function formatDifference(d: Difference): string {
 
 const show = (v: unknown) => (v === undefined ? '(absent)' : writeJson(v));
 
+/**
+ * Compares rows matched by `keyOf`, field by field. `named` says a row's key in a difference
+ * (default the key itself): e.g. a 3.0.0 payment with its class, seller and period.
+ */
 function compareRows(
   kind: string,
   keyOf: (row: Record<string, unknown>) => string,
   published: Record<string, unknown>[],
   recomputed: Record<string, unknown>[],
   out: Difference[],
+  named: (key: string, row: Record<string, unknown>) => string = (key) => key,
 ): void {
   const mine = new Map(recomputed.map((r) => [keyOf(r), r]));
   const theirs = new Map(published.map((r) => [keyOf(r), r]));
   for (const [key, p] of theirs) {
     const r = mine.get(key);
     if (!r) {
-      out.push({ kind, key, published: 'present', recomputed: 'absent' });
+      out.push({ kind, key: named(key, p), published: 'present', recomputed: 'absent' });
       continue;
     }
     for (const field of new Set([...Object.keys(p), ...Object.keys(r)])) {
       const a = show(p[field]);
       const b = show(r[field]);
-      if (a !== b) out.push({ kind, key, field, published: a, recomputed: b });
+      if (a !== b) out.push({ kind, key: named(key, p), field, published: a, recomputed: b });
     }
   }
-  for (const key of mine.keys()) {
-    if (!theirs.has(key)) out.push({ kind, key, published: 'absent', recomputed: 'present' });
+  for (const [key, r] of mine) {
+    if (!theirs.has(key)) out.push({ kind, key: named(key, r), published: 'absent', recomputed: 'present' });
   }
+}
+
+const paymentKey = (r: Record<string, unknown>) => `${String(r.tx_hash)}:${String(r.log_index)}`;
+
+/**
+ * A payment's key in a difference: under method 3.0.0 (rows with a class) also its class, its
+ * seller and its digest period, so a changed claim says where it lies, as a differing period does.
+ */
+function paymentNamed(generation: GenerationRows['generation']) {
+  const period = BigInt(
+    String((generation.constants as Record<string, unknown> | null)?.digest_period_seconds ?? 3600),
+  );
+  return (key: string, row: Record<string, unknown>) => {
+    if (row.class === undefined || row.class === null) return key;
+    const ts = BigInt(String(row.block_timestamp));
+    const start = String(ts - (ts % period));
+    return `${key} (${String(row.class)}, seller ${String(row.seller_address)}, period ${isoOf(start)} (${start}))`;
+  };
 }
 
 const periodText = (p: Record<string, unknown> | undefined) =>
@@ -132,7 +155,7 @@ export function compareGenerationRows(published: GenerationRows, recomputed: Gen
   }
   compareRows('listing', (r) => String(r.listing_id), published.listings, recomputed.listings, out);
   compareRows('seller', (r) => String(r.seller_address), published.sellers, recomputed.sellers, out);
-  compareRows('payment', (r) => `${r.tx_hash}:${r.log_index}`, published.payments, recomputed.payments, out);
+  compareRows('payment', paymentKey, published.payments, recomputed.payments, out, paymentNamed(pg));
   compareRows('market_day', (r) => String(r.day), published.marketDaily, recomputed.marketDaily, out);
   compareRows(
     'seller_day',
@@ -171,7 +194,14 @@ export function compareSellerRows(published: GenerationRows, recomputed: Generat
   const noRank = (rows: Record<string, unknown>[]) => own(rows).map(({ rank: _r, ...r }) => r);
   compareRows('seller', (r) => String(r.seller_address), noRank(published.sellers), noRank(recomputed.sellers), out);
   compareRows('listing', (r) => String(r.listing_id), own(published.listings), own(recomputed.listings), out);
-  compareRows('payment', (r) => `${r.tx_hash}:${r.log_index}`, own(published.payments), own(recomputed.payments), out);
+  compareRows(
+    'payment',
+    paymentKey,
+    own(published.payments),
+    own(recomputed.payments),
+    out,
+    paymentNamed(published.generation),
+  );
   compareRows(
     'seller_period',
     (r) => `${String(r.seller_address)}@${String(r.period_start)}`,

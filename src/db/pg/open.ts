@@ -2,10 +2,21 @@ import type { PostgresPool, PostgresPoolClient } from 'kysely';
 import pg from 'pg';
 import { OID, parseDate, parseInt8, parseNumeric } from '../types.ts';
 
+/** pg's parser of int8[] (oid 1016): the elements' texts (its types name only scalar oids). */
+const textArrayParser = (pg.types.getTypeParser as (oid: number, format: 'text') => (text: string) => unknown)(
+  1016,
+  'text',
+);
+
 const parsers: Record<number, (text: string) => unknown> = {
   [OID.int8]: parseInt8,
   [OID.numeric]: parseNumeric,
   [OID.date]: parseDate,
+  // numeric[] (method 3.0.0's per-class revenue): each element as a numeric, as PGlite does for
+  // arrays of a type it has a parser for (pg's own parser makes them floats). pg's int8[] parser
+  // splits the array text and keeps each element's text.
+  [OID.numericArray]: (text) =>
+    (textArrayParser(text) as (string | null)[]).map((e) => (e === null ? null : parseNumeric(e))),
 };
 
 /** A pg pool whose type parsing matches the embedded backend (per pool, not global). */

@@ -1,9 +1,10 @@
--- Method 2.0.0, digests: composed of per-period digests (docs/METHOD.md, section 2.9).
+-- Methods 2.0.0 and 3.0.0, digests: composed of per-period digests (docs/METHOD.md, section 2.9).
+-- (1.0.0 replaces this step by its flat digests, sql/method/1.0.0/01b_digests.sql.)
 -- A period is digest_period_seconds long and starts at a multiple of it (unix seconds, UTC):
 -- period_start = block_timestamp - block_timestamp % digest_period_seconds. The window's first
 -- and last periods are partial: only the window's own payments count in them.
--- Period digest = sha256 of the period's evidence lines `tx_hash:log_index:from:to:value\n`,
--- in byte order. Evidence digest (per seller, and of the generation over all sellers) = sha256
+-- Period digest = sha256 of the period's evidence lines `tx_hash:log_index:from:to:value\n`
+-- (3.0.0: `class:tx_hash:log_index:from:to:value\n`, the prefix m_payment_facts gives), in byte order. Evidence digest (per seller, and of the generation over all sellers) = sha256
 -- of one line `period_start:payments:period_digest\n` per period with >= 1 payment, in period
 -- order; the sha256 of the empty text when there are none. No value ever holds more than one
 -- period's lines (string_agg runs per period), so no window is too large to publish.
@@ -41,7 +42,8 @@ select x.*, greatest(x.w1, x.as_of_ts - x.as_of_ts % x.p) as w2
 analyze m_part;
 
 -- The partials are reusable unless there are none, they were built for another period length,
--- or they reflect facts newer than this run's (a compute at an older seq): then start empty.
+-- or they reflect facts newer than this run's (a compute at an older seq), or another version's
+-- payments (their lines differ): then start empty.
 create temp table m_part_old on commit drop as
 select coalesce(max(s.checked_seq), (select run_seq from m_part))     as checked_seq,
        coalesce(max(s.lo), 0)                                          as lo,
@@ -49,7 +51,8 @@ select coalesce(max(s.checked_seq), (select run_seq from m_part))     as checked
        max(s.sellers_key)                                              as sellers_key,
        count(*) = 0
          or max(s.period_seconds) <> (select p from m_part)
-         or max(s.checked_seq) > (select run_seq from m_part)          as reset
+         or max(s.checked_seq) > (select run_seq from m_part)
+         or max(s.payment_set) <> (select payment_set from m_gen)      as reset
   from part_state s;
 
 update part_seller_hours set gen_to = (select generation from m_part)
@@ -63,20 +66,20 @@ do $$ begin if (select reset from m_part_old) then truncate part_sellers, part_s
 update m_part_old set checked_seq = (select run_seq from m_part), lo = 0, hi = 0, sellers_key = null where reset;
 
 -- (seller, period) whose facts changed since the partials were checked: added or removed by a
--- later run (new blocks, backfill of a seller's coverage, reorg).
+-- later run (new blocks, backfill of a seller's coverage, reorg): the facts of m_fact_rows.
 create temp table m_changed on commit drop as
 -- (block versions by their seq indexes, their transfers by primary key)
 select distinct t.to_id                                                as seller_id,
        b.block_timestamp - b.block_timestamp % (select p from m_part)  as period_start
   from blocks b
-  join transfers t on t.block_id = b.block_id
+  join m_fact_rows t on t.block_id = b.block_id
  where b.added_seq > (select checked_seq from m_part_old)
    and b.added_seq <= (select run_seq from m_part)
 union
 select distinct t.to_id,
        b.block_timestamp - b.block_timestamp % (select p from m_part)
   from blocks b
-  join transfers t on t.block_id = b.block_id
+  join m_fact_rows t on t.block_id = b.block_id
  where b.removed_seq > (select checked_seq from m_part_old)
    and b.removed_seq <= (select run_seq from m_part);
 
@@ -122,7 +125,7 @@ select h.hour_start
 union
 select t.block_timestamp - t.block_timestamp % (select p from m_part)
   from m_build_sellers b
-  join verified_transfers t on t.seller_id = b.seller_id
+  join m_payment_facts t on t.seller_id = b.seller_id
  cross join m_part mp
  where not (select reset from m_part_old)
    and t.block_timestamp >= (select w1 from m_part)
@@ -206,20 +209,20 @@ select greatest(w1, lo) as a, least(w2, hi) as b
 create temp table m_payments on commit drop as
 select c.seller_id,
        t.block_timestamp,
-       (t.tx_hash || ':' || t.log_index || ':' || t.payer || ':' || t.seller_address || ':' || t.value || E'\n')
-         collate "C" as evidence_line
-  from (select * from verified_transfers
+       (t.evidence_prefix || t.tx_hash || ':' || t.log_index || ':' || t.payer || ':' || t.seller_address || ':'
+          || t.value || E'\n') collate "C" as evidence_line
+  from (select * from m_payment_facts
          where block_timestamp > (select window_start_ts from m_gen)
            and block_timestamp < (select a from m_read)
         union all
-        select * from verified_transfers
+        select * from m_payment_facts
          where block_timestamp >= (select greatest(a, b) from m_read)
            and block_timestamp <= (select as_of_ts from m_gen)
            and block_timestamp > (select window_start_ts from m_gen)
         union all
         select v.*
           from m_changed_hours h
-          join verified_transfers v
+          join m_payment_facts v
             on v.block_timestamp >= h.period_start
            and v.block_timestamp < h.period_start + (select p from m_part)
          where v.block_timestamp >= (select a from m_read)
@@ -316,8 +319,8 @@ select period_start,
  group by 1;
 
 delete from part_state;
-insert into part_state (checked_seq, period_seconds, lo, hi, sellers_key)
-select run_seq, p, w1, w2, sellers_key from m_part;
+insert into part_state (checked_seq, period_seconds, lo, hi, sellers_key, payment_set)
+select run_seq, p, w1, w2, sellers_key, (select payment_set from m_gen) from m_part;
 
 -- The edge periods of this generation, from the facts (its closed ones are the live partials:
 -- the views gen_seller_periods and gen_periods join both). Kept by seller_id for the digests below.

@@ -1,0 +1,58 @@
+-- Method 3.0.0, step 1 (after the common inputs): the payments of every class (SPEC section 2,
+-- "Method 3.0.0"; docs/METHOD.md section 2.11) and the internal reason of each, in place of 2.0.0's
+-- EIP-3009 transfers. The common steps read them through the session views m_payment_facts and
+-- m_fact_rows (sql/method/01_inputs.sql), so their statements and their 2.0.0 plans are one.
+
+update m_gen set payment_set = 'all_classes';
+
+-- The same_operator pairs of the generation's catalog (catalog_operator_pairs, migration 0031)
+-- by address ids: both are sellers of the catalog, so their ids are m_catalog_sellers'. A seller
+-- without an id has no payment (and pays none), so its pairs are dropped.
+create temp table m_operator_pairs on commit drop as
+select s.seller_id, p.seller_id as payer_id
+  from catalog_operator_pairs o
+  join m_catalog_sellers s on s.seller_address = o.seller_address collate "C"
+  join m_catalog_sellers p on p.seller_address = o.payer_address collate "C"
+ where o.snapshot_id = (select catalog_snapshot_id from m_gen)
+   and s.seller_id is not null
+   and p.seller_id is not null;
+alter table m_operator_pairs add primary key (seller_id, payer_id);
+analyze m_operator_pairs;
+
+-- The derived data that depends on the pairs is reused only under the same pairs: the market's
+-- days (step 4) by this key, the per-seller reasons (step 1c) seller by seller.
+update m_sellers_key
+   set sellers_key = encode(sha256(convert_to(sellers_key || ';' || coalesce(
+         (select string_agg(seller_id || ':' || payer_id, ',' order by seller_id, payer_id) from m_operator_pairs), ''),
+         'UTF8')), 'hex');
+
+-- Every verified payment (rules 2 and 3 of 3.0.0: verified_payments, migration 0031) with its
+-- class, its internal reason and the class at the head of its evidence line
+-- (`class:tx_hash:log_index:from:to:value`). The reason is decided with the seller's transfers
+-- visible at a seq at which the payment itself is visible: this run's, or, for a payment removed
+-- since, the seq just before its removal (the accumulators subtract it with the reason they
+-- added it with: docs/METHOD.md 2.11.7 says why a payment's reason never changes while it is
+-- visible, the catalog's pairs aside).
+create or replace temp view m_payment_facts as
+select v.tx_hash, v.log_index, v.block_hash, v.block_number, v.block_timestamp, v.payer, v.seller_address,
+       v.value, v.added_seq, v.removed_seq, v.block_id, v.seller_id, v.payer_id,
+       v.class,
+       case
+         when seller_funded(v.seller_id, v.payer_id, v.block_number, v.log_index, v.block_timestamp,
+                            least((select run_seq from m_gen), coalesce(v.removed_seq - 1, (select run_seq from m_gen))),
+                            (select funding_lookback_seconds from m_gen))
+           then 1
+         when exists (select 1 from m_operator_pairs o where o.seller_id = v.seller_id and o.payer_id = v.payer_id)
+           then 2
+         else 0
+       end as reason,
+       (array['eip3009', 'permit2_exact', 'permit2_upto', 'batch_settlement'])[v.class] || ':' as evidence_prefix
+  -- (m_gen's values as scalar subqueries, not a join: the view stays verified_payments alone,
+  -- which the steps join as they join verified_transfers; with m_gen joined in, the planner read
+  -- every payment for an empty m_delta_blocks: 6.7 s of a cold run at 20k payments)
+  from verified_payments v;
+
+create or replace temp view m_fact_rows as
+select block_id, to_id from transfers
+union all
+select block_id, to_id from batch_claims;

@@ -1,0 +1,166 @@
+-- Method 3.0.0, step 1c: each seller's numbers per class and per internal reason (SPEC "Method
+-- 3.0.0": by_class, external_*, internal), kept like step 1a's accumulators and exact for the same
+-- window (acc_state): acc_seller_classes (payments and revenue per class and reason),
+-- acc_reason_payers and acc_reason_sellers (the distinct payers of each reason). Reasons: 0
+-- external, 1 seller_funded, 2 same_operator.
+--
+-- Incremental (docs/METHOD.md 2.11.7). Step 1a read the payments that entered or left the window
+-- (m_delta, each with its class and reason; in a cold run m_window, all of them); they move these
+-- tables too. A payment's reason is decided when it is counted and does not change while it
+-- stays visible, except by the catalog: a seller whose same_operator pairs changed
+-- (acc_operator_pairs: those of the last run) has its rows dropped and its window read again.
+
+-- Cold (step 1a's reset: another window, older facts, or 2.0.0's payments): from m_window.
+do $$ begin if (select reset from m_acc) then truncate acc_seller_classes, acc_reason_payers, acc_reason_sellers, acc_operator_pairs; end if; end $$;
+
+insert into acc_seller_classes (seller_id, class, reason, n, total)
+select seller_id, class, reason, count(*), sum(value)
+  from m_window
+ group by 1, 2, 3
+ order by 1, 2, 3;
+
+insert into acc_reason_payers (seller_id, reason, payer_id, n)
+select seller_id, reason, payer_id, count(*)
+  from m_window
+ group by 1, 2, 3
+ order by 1, 2, 3;
+
+insert into acc_reason_sellers (seller_id, reason, payers)
+select seller_id, reason, count(*)
+  from (select distinct seller_id, reason, payer_id from m_window) x
+ group by 1, 2
+ order by 1, 2;
+
+-- Steady: the sellers of both catalogs whose same_operator pairs changed (a seller new to the
+-- catalog is read whole by step 1a already; one gone from it is dropped).
+create temp table m_reason_rebuild on commit drop as
+select distinct x.seller_id
+  from ((select seller_id, payer_id from m_operator_pairs
+         except
+         select seller_id, payer_id from acc_operator_pairs)
+        union
+        (select seller_id, payer_id from acc_operator_pairs
+         except
+         select seller_id, payer_id from m_operator_pairs)) x
+ where not (select reset from m_acc)
+   and x.seller_id in (select seller_id from m_catalog_sellers)
+   and x.seller_id not in (select seller_id from m_added_sellers);
+analyze m_reason_rebuild;
+
+delete from acc_seller_classes
+ where seller_id in (select seller_id from m_reason_rebuild union all select seller_id from m_removed_sellers);
+delete from acc_reason_payers
+ where seller_id in (select seller_id from m_reason_rebuild union all select seller_id from m_removed_sellers);
+delete from acc_reason_sellers
+ where seller_id in (select seller_id from m_reason_rebuild union all select seller_id from m_removed_sellers);
+
+delete from acc_operator_pairs;
+insert into acc_operator_pairs (seller_id, payer_id)
+select seller_id, payer_id from m_operator_pairs order by 1, 2;
+
+-- (few rows in a steady run: look them up by index)
+set local enable_nestloop = on;
+
+-- What moves the accumulators: step 1a's changes, but for the sellers read again, whose every
+-- payment in the window counts anew (sign 1, with its reason under this catalog).
+create temp table m_reason_delta on commit drop as
+select seller_id, payer_id, value, class, reason, sign
+  from m_delta
+ where seller_id not in (select seller_id from m_reason_rebuild)
+union all
+select t.seller_id, t.payer_id, t.value, t.class, t.reason, 1
+  from m_reason_rebuild r
+  join m_payment_facts t on t.seller_id = r.seller_id
+ cross join m_acc a
+ where t.block_number >= (select lo_block from m_bounds)
+   and t.block_number <= a.b1
+   and t.block_timestamp > a.ws1
+   and t.block_timestamp <= a.ts1
+   and visible_at(t.added_seq, t.removed_seq, a.s1);
+analyze m_reason_delta;
+
+insert into acc_seller_classes as a (seller_id, class, reason, n, total)
+select seller_id, class, reason, sum(sign), sum(sign * value)
+  from m_reason_delta
+ group by 1, 2, 3
+having sum(sign) <> 0 or sum(sign * value) <> 0
+ order by 1, 2, 3
+    on conflict (seller_id, class, reason) do update set n = a.n + excluded.n, total = a.total + excluded.total;
+delete from acc_seller_classes a
+ using (select distinct seller_id, class, reason from m_reason_delta) d
+ where a.seller_id = d.seller_id and a.class = d.class and a.reason = d.reason and a.n = 0;
+
+-- Payers per reason: the change of each (seller, reason, payer); the count before is the count
+-- after, which the upsert returns, less the change (as for acc_payers in step 1a).
+create temp table m_reason_payer_delta (
+  seller_id  int4,
+  reason     int2,
+  payer_id   int4,
+  dn         bigint,
+  old_n      bigint
+) on commit drop;
+with d as (
+  select seller_id, reason, payer_id, sum(sign) as dn
+    from m_reason_delta
+   group by 1, 2, 3
+  having sum(sign) <> 0),
+upserted as (
+  insert into acc_reason_payers as a (seller_id, reason, payer_id, n)
+  select seller_id, reason, payer_id, dn from d
+   order by 1, 2, 3
+      on conflict (seller_id, reason, payer_id) do update set n = a.n + excluded.n
+  returning a.seller_id, a.reason, a.payer_id, a.n)
+insert into m_reason_payer_delta
+select d.seller_id, d.reason, d.payer_id, d.dn, u.n - d.dn
+  from d
+  join upserted u on u.seller_id = d.seller_id and u.reason = d.reason and u.payer_id = d.payer_id;
+delete from acc_reason_payers a
+ using (select seller_id, reason, payer_id from m_reason_payer_delta where old_n > 0 and old_n + dn = 0) d
+ where a.seller_id = d.seller_id and a.reason = d.reason and a.payer_id = d.payer_id and a.n = 0;
+
+insert into acc_reason_sellers as a (seller_id, reason, payers)
+select seller_id, reason,
+       sum(case when old_n = 0 and old_n + dn > 0 then 1
+                when old_n > 0 and old_n + dn = 0 then -1
+                else 0 end)
+  from m_reason_payer_delta
+ group by 1, 2
+ order by 1, 2
+    on conflict (seller_id, reason) do update set payers = a.payers + excluded.payers;
+delete from acc_reason_sellers where payers = 0
+   and seller_id in (select seller_id from m_reason_payer_delta);
+
+set local enable_nestloop = off;
+
+-- Every seller of the catalog (by its number: a seller without an address id is unpaid, all
+-- zeros): its payments and revenue per class (in the order eip3009, permit2_exact, permit2_upto,
+-- batch_settlement), and its external, seller_funded and same_operator payments, revenue and
+-- payers. (A few rows per seller: read whole every run.)
+insert into m_seller_classes
+select c.seller_ord,
+       array[coalesce(sum(a.n) filter (where a.class = 1), 0),
+             coalesce(sum(a.n) filter (where a.class = 2), 0),
+             coalesce(sum(a.n) filter (where a.class = 3), 0),
+             coalesce(sum(a.n) filter (where a.class = 4), 0)]::int4[],
+       array[coalesce(sum(a.total) filter (where a.class = 1), 0),
+             coalesce(sum(a.total) filter (where a.class = 2), 0),
+             coalesce(sum(a.total) filter (where a.class = 3), 0),
+             coalesce(sum(a.total) filter (where a.class = 4), 0)]::numeric(78,0)[],
+       coalesce(sum(a.n) filter (where a.reason = 0), 0),
+       coalesce(sum(a.total) filter (where a.reason = 0), 0),
+       coalesce(min(p.external), 0),
+       coalesce(sum(a.n) filter (where a.reason = 1), 0),
+       coalesce(sum(a.total) filter (where a.reason = 1), 0),
+       coalesce(min(p.seller_funded), 0),
+       coalesce(sum(a.n) filter (where a.reason = 2), 0),
+       coalesce(sum(a.total) filter (where a.reason = 2), 0),
+       coalesce(min(p.same_operator), 0)
+  from m_catalog_sellers c
+  left join acc_seller_classes a on a.seller_id = c.seller_id
+  left join (select seller_id,
+                    sum(payers) filter (where reason = 0) as external,
+                    sum(payers) filter (where reason = 1) as seller_funded,
+                    sum(payers) filter (where reason = 2) as same_operator
+               from acc_reason_sellers
+              group by 1) p on p.seller_id = c.seller_id
+ group by c.seller_ord;
