@@ -92,6 +92,12 @@ const STORE_CHUNK = readFileSync(path.join(sqlDir, 'store', 'store_chunk.sql'), 
 
 /** Part 1 (store_chunk.sql) and part 2 (load_facts.sql) of storing a staged chunk, in its transaction. */
 async function storeStaged(run: RunStatement, write: ChunkWrite, sellers: string[]) {
+  // No JIT for the chunk's statements. The staging tables have no statistics, so store_chunk.sql's
+  // per-transfer probe is costed at ~1.4M, over jit_above_cost and the inlining and optimization
+  // thresholds: Postgres 15 then compiled ~60 functions with LLVM for each chunk (1-2 s of server
+  // CPU, auto_explain, 200k-payment bench) to run a statement that reads ~6,000 buffers.
+  // (`set local`: this transaction only; PGlite has no JIT and accepts the setting.)
+  await run('set local jit = off');
   await run(STORE_CHUNK, [str(write.runSeq), sellers, str(write.from.block), str(write.from.ts), str(write.toBlock)]);
   const stored = await loadFacts(run);
   return { transfers: stored.transfers, authorizations: stored.authorized };
