@@ -28,6 +28,12 @@ select a
 -- blocks check (block_id >> 20 = block_number): the store refuses rather than overflow.
 -- (A concurrent chunk of the same run that added the same version first wins the conflict; this
 -- chunk's transfers then join its row, which has the same number, hash, time and seqs.)
+-- `r` bounds the probe of stored versions to the rows' block range, repeating the per-row
+-- condition: Postgres plans the NOT EXISTS as a hash anti join, which without it read and hashed
+-- every stored block for every chunk (150,000-175,000 rows per chunk late in a 200k-payment
+-- backfill, growing with the table; the same fix as store_chunk.sql's block probe).
+with r as (select min(n) * 1048576 as lo, max(n) * 1048576 + 1048575 as hi
+             from (select n from x402_load_blocks union all select n from x402_load_transfers) a)
 insert into blocks (block_id, block_number, block_timestamp, added_seq, removed_seq, block_hash)
 select v.n * 1048576 + coalesce(m.top, -1)
          + dense_rank() over (partition by v.n order by v.added, v.h, v.ts, v.removed nulls first),
@@ -39,7 +45,8 @@ select v.n * 1048576 + coalesce(m.top, -1)
                        from blocks b
                       where b.block_id between v.n * 1048576 and v.n * 1048576 + 1048575) m on true
  where not exists (select 1 from blocks b
-                    where b.block_id between v.n * 1048576 and v.n * 1048576 + 1048575
+                    where b.block_id between (select lo from r) and (select hi from r)
+                      and b.block_id between v.n * 1048576 and v.n * 1048576 + 1048575
                       and b.block_hash = decode(substr(v.h, 3), 'hex')
                       and b.block_timestamp = v.ts
                       and b.added_seq = v.added
@@ -49,13 +56,17 @@ select v.n * 1048576 + coalesce(m.top, -1)
 
 -- 3. The transfers, in key order, each into its block version; returns how many were stored and
 -- how many found no version (the caller refuses the chunk then: never seen on one chain).
-with stored as (
+-- `r` bounds the join to the rows' block range, as in statement 2: planned as a hash join, it
+-- otherwise read and hashed every stored block for every chunk.
+with r as (select min(n) * 1048576 as lo, max(n) * 1048576 + 1048575 as hi from x402_load_transfers),
+stored as (
   insert into transfers (value, block_id, log_index, from_id, to_id, pair_log_index, class, tx_hash, auth_nonce)
   select u.v::int8, b.block_id, u.li, fa.address_id, ta.address_id, u.pair_li, u.class,
          decode(substr(u.tx, 3), 'hex'), decode(substr(u.nonce, 3), 'hex')
     from x402_load_transfers u
     join blocks b
-      on b.block_id between u.n * 1048576 and u.n * 1048576 + 1048575
+      on b.block_id between (select lo from r) and (select hi from r)
+     and b.block_id between u.n * 1048576 and u.n * 1048576 + 1048575
      and b.block_hash = decode(substr(u.h, 3), 'hex')
      and b.block_timestamp = u.ts
      and b.added_seq = u.added

@@ -32,19 +32,25 @@ with b as (
                         and v.block_id between s.n * 1048576 and s.n * 1048576 + 1048575
                         and v.block_hash = decode(substr(s.h, 3), 'hex')
                         and v.removed_seq is null)
-), t as (
-  insert into x402_load_transfers (tx, li, h, n, ts, f, t, v, added, removed, class, pair_li, nonce)
-  select u.tx, u.li, u.h, u.n, u.ts, u.f, u.t, u.v, $1::int8, null,
-         case when auth.li is null then 0 else 1 end, auth.li, auth.no
+), paired as materialized (
+  -- Rule 3: the first AuthorizationUsed (lowest log index) of each transaction and authorizer,
+  -- joined by equality so that Postgres can hash it: a lateral subquery per transfer scanned every
+  -- staged authorization of the chunk for each transfer (the staging tables have no index),
+  -- ~0.9 s of server CPU per chunk of ~700 transfers. Materialized apart from the probe below:
+  -- planned together, the probe (a subplan per transfer, costed high on the unanalyzed staging
+  -- table) made Postgres pick a nested loop for this join, comparing every staged transfer with
+  -- every staged authorization (~530,000 comparisons, ~75 ms a chunk of ~1,000 transfers).
+  select u.tx, u.li, u.h, u.n, u.ts, u.f, u.t, u.v, auth.li as pair_li, auth.no as nonce
     from x402_stage_transfers u
-    -- The first AuthorizationUsed (lowest log index) of each transaction and authorizer, joined
-    -- by equality so that Postgres can hash it: a lateral subquery per transfer scanned every
-    -- staged authorization of the chunk for each transfer (the staging tables have no index),
-    -- ~0.9 s of server CPU per chunk of ~700 transfers.
     left join (select distinct on (a.tx, a.h, a.au) a.tx, a.h, a.au, a.li, a.no
                  from x402_stage_authorizations a
                 order by a.tx, a.h, a.au, a.li) auth
       on auth.tx = u.tx and auth.h = u.h and auth.au = u.f   -- rule 3
+), t as (
+  insert into x402_load_transfers (tx, li, h, n, ts, f, t, v, added, removed, class, pair_li, nonce)
+  select u.tx, u.li, u.h, u.n, u.ts, u.f, u.t, u.v, $1::int8, null,
+         case when u.pair_li is null then 0 else 1 end, u.pair_li, u.nonce
+    from paired u
    where not exists (select 1
                        from blocks v
                        join transfers x on x.block_id = v.block_id and x.log_index = u.li
