@@ -20,24 +20,56 @@ export interface RankingsParams {
 type Row = z.input<typeof RankingsPage>['rankings'][number];
 
 /**
- * The ranked sellers of a generation with their position in `order` as `position`:
- * - verified_revenue: the published rank (the method's order);
+ * Up to `limit` ranked sellers of the generation after position `after` in `order`, with their
+ * position as `position`, by position:
+ * - verified_revenue: the position is the published rank (the method's order);
  * - external_revenue: external_revenue_30d_micro descending, ties in the published order. The
  *   position is numbered over every ranked seller before a category filter applies, so a
  *   filtered page keeps each row's place in the whole ranking, as `rank` does by default.
- * Numbering sorts the generation's ranked sellers on each page read; pages are cached per URL.
+ *   Numbering sorts the generation's ranked sellers on each page read (pages are cached per
+ *   URL). Only (address, categories, external revenue, rank) are sorted, the page is cut from
+ *   them, and only its rows are read whole: joining whole rows before the cut cost three times as
+ *   much at 5,000 ranked sellers (bench/rankings-sort.ts, docs/benchmarks.md).
  */
-function ranked(db: Kysely<Schema>, g: GenerationRow, order: RankingOrder) {
-  const position =
-    order === 'verified_revenue'
-      ? sql<number>`rank`
-      : sql<number>`(row_number() over (order by external_revenue_30d_micro desc nulls last, rank))::int4`;
-  return db
+function pageRows(
+  db: Kysely<Schema>,
+  g: GenerationRow,
+  order: RankingOrder,
+  after: number,
+  category: string | undefined,
+  limit: number,
+) {
+  if (order === 'verified_revenue') {
+    let q = db
+      .selectFrom('gen_sellers')
+      .selectAll()
+      .select(sql<number>`rank`.as('position'))
+      .where('generation', '=', g.generation)
+      .where('rank', 'is not', null)
+      .where('rank', '>', after);
+    if (category !== undefined) q = q.where(sql<boolean>`${category} = any(categories)`);
+    return q.orderBy('rank').limit(limit).execute();
+  }
+  const positions = db
     .selectFrom('gen_sellers')
-    .selectAll()
-    .select(position.as('position'))
+    .select([
+      'seller_address as position_of',
+      'categories as position_categories',
+      sql<number>`(row_number() over (order by external_revenue_30d_micro desc nulls last, rank))::int4`.as('position'),
+    ])
     .where('generation', '=', g.generation)
     .where('rank', 'is not', null);
+  let page = db.selectFrom(positions.as('o')).select(['position_of', 'position']).where('position', '>', after);
+  if (category !== undefined) page = page.where(sql<boolean>`${category} = any(position_categories)`);
+  return db
+    .selectFrom(page.orderBy('position').limit(limit).as('p'))
+    .innerJoin('gen_sellers as s', (join) =>
+      join.on('s.generation', '=', g.generation).onRef('s.seller_address', '=', 'p.position_of'),
+    )
+    .selectAll('s')
+    .select('p.position')
+    .orderBy('p.position')
+    .execute();
 }
 
 /** A page of the ranking in the requested order, after the cursor's position. */
@@ -54,15 +86,8 @@ export async function readRankings(
       `external_revenue needs a generation of method 3.0.0 or later; generation ${g.generation} is method ${g.method_version}`,
     );
   const after = p.cursor === undefined ? 0 : decodeRankCursor(p.cursor, order);
-  let q = db
-    .selectFrom(ranked(db, g, order).as('s'))
-    .selectAll()
-    .where('position', '>', after);
-  if (p.category !== undefined) q = q.where(sql<boolean>`${p.category} = any(categories)`);
-  const rows = await q
-    .orderBy('position')
-    .limit(p.limit + 1)
-    .execute();
+  // One row more than the page tells whether another page follows.
+  const rows = await pageRows(db, g, order, after, p.category, p.limit + 1);
   const page = rows.slice(0, p.limit);
   const more = rows.length > p.limit;
   const names = await displayNames(
