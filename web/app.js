@@ -158,24 +158,52 @@ function compare(a, b) {
   return String(a).localeCompare(String(b));
 }
 
+/**
+ * Whether a generation has method 3.0.0's numbers (classes, external revenue): method 3.x. Older
+ * generations serve those fields as null, and the page shows what it showed before.
+ */
+export function hasClasses(methodVersion) {
+  return Number(/^(\d+)\./.exec(methodVersion)?.[1] ?? 0) >= 3;
+}
+
+/** The names of the evidence classes and internal reasons, as the page shows them. */
+const CLASS_LABELS = {
+  eip3009: 'EIP-3009',
+  permit2_exact: 'Permit2 exact',
+  permit2_upto: 'Permit2 upto',
+  batch_settlement: 'Batch settlement (claims)',
+};
+const REASON_LABELS = { seller_funded: 'seller-funded', same_operator: 'same operator' };
+
 async function categories() {
   const doc = await (await fetch('/api/v1/openapi.json')).json();
   return doc.components.schemas.Category.enum;
 }
 
-async function rankingsView() {
+async function rankingsView(meta) {
   const category = params.get('category') ?? '';
+  const v3 = hasClasses(meta.method_version);
+  // sort=external_revenue (method 3.x): the API's order by external revenue, and its ranks.
+  const sort = v3 && params.get('sort') === 'external_revenue' ? 'external_revenue' : '';
   const [rows, cats] = await Promise.all([
-    all('/rankings', 'rankings', { limit: '500', ...(category ? { category } : {}) }),
+    all('/rankings', 'rankings', { limit: '500', ...(category ? { category } : {}), ...(sort ? { sort } : {}) }),
     categories(),
   ]);
-  main.innerHTML = `<h2>Verified sellers by 30-day revenue</h2>
+  const csv = new URLSearchParams({ format: 'csv', ...(category ? { category } : {}), ...(sort ? { sort } : {}) });
+  if (pinned) csv.set('generation', pinned);
+  const order = v3
+    ? `<label for="sort">Order</label><select id="sort"><option value="">verified revenue</option><option value="external_revenue"${sort ? ' selected' : ''}>external revenue</option></select>`
+    : '';
+  main.innerHTML = `<h2>Verified sellers by 30-day ${sort ? 'external ' : ''}revenue</h2>
     <div class="controls"><label for="category">Category</label>
     <select id="category"><option value="">all</option>${cats.map((c) => `<option${c === category ? ' selected' : ''}>${esc(c)}</option>`).join('')}</select>
-    <span>${count(rows.length)} sellers</span> · <a href="/api/v1/rankings?format=csv${category ? `&category=${esc(category)}` : ''}${pinned ? `&generation=${esc(pinned)}` : ''}">CSV</a></div>`;
-  main.querySelector('#category').addEventListener('change', (e) => {
-    location.href = link(e.target.value ? { category: e.target.value } : {});
-  });
+    ${order}
+    <span>${count(rows.length)} sellers</span> · <a id="rankings-csv" href="/api/v1/rankings?${esc(csv.toString())}">CSV</a></div>`;
+  const go = (category, sort) => {
+    location.href = link({ ...(category ? { category } : {}), ...(sort ? { sort } : {}) });
+  };
+  main.querySelector('#category').addEventListener('change', (e) => go(e.target.value, sort));
+  main.querySelector('#sort')?.addEventListener('change', (e) => go(category, e.target.value));
   const columns = [
     { label: 'Rank', num: true, key: (r) => r.rank, html: (r) => r.rank },
     {
@@ -190,6 +218,16 @@ async function rankingsView() {
       key: (r) => r.verified_revenue_30d_micro,
       html: (r) => usdc(r.verified_revenue_30d_micro),
     },
+    ...(v3
+      ? [
+          {
+            label: 'External (USDC)',
+            num: true,
+            key: (r) => r.external_revenue_30d_micro,
+            html: (r) => usdc(r.external_revenue_30d_micro),
+          },
+        ]
+      : []),
     {
       label: 'Median (USDC)',
       num: true,
@@ -212,7 +250,7 @@ async function rankingsView() {
 /** A line chart of daily series: `series` = [{label, values, scale}]. */
 function chart(el, title, days, series) {
   const xs = days.map((d) => Date.parse(`${d}T00:00:00Z`) / 1000);
-  const colors = ['#0b57d0', '#b3261e', '#146c2e', '#7d5260'];
+  const colors = ['#0b57d0', '#b3261e', '#146c2e', '#7d5260', '#8a5a00'];
   const opts = {
     title,
     width: Math.min(1100, el.clientWidth || 1000),
@@ -224,8 +262,9 @@ function chart(el, title, days, series) {
   new uPlot(opts, [xs, ...series.map((s) => s.values)], el);
 }
 
-async function marketView() {
+async function marketView(meta) {
   const market = await api('/market/daily');
+  const v3 = hasClasses(meta.method_version);
   const days = [...market.days].reverse(); // oldest first
   main.innerHTML = `<h2>The market, day by day</h2><div class="chart" id="market-chart" role="img" aria-label="Daily volume, payments, payers and sellers paid"></div>`;
   chart(
@@ -234,6 +273,15 @@ async function marketView() {
     days.map((d) => d.day),
     [
       { label: 'volume (USDC)', scale: 'usdc', values: days.map((d) => Number(d.volume_micro) / 1e6) },
+      ...(v3
+        ? [
+            {
+              label: 'external volume (USDC)',
+              scale: 'usdc',
+              values: days.map((d) => Number(d.external_volume_micro) / 1e6),
+            },
+          ]
+        : []),
       { label: 'payments', scale: 'n', values: days.map((d) => d.payments) },
       { label: 'payers', scale: 'n', values: days.map((d) => d.payers) },
       { label: 'sellers paid', scale: 'n', values: days.map((d) => d.sellers_paid) },
@@ -248,6 +296,16 @@ async function marketView() {
   const columns = [
     { label: 'Day', key: (d) => d.day, html: (d) => d.day },
     { label: 'Volume (USDC)', num: true, key: (d) => d.volume_micro, html: (d) => usdc(d.volume_micro) },
+    ...(v3
+      ? [
+          {
+            label: 'External (USDC)',
+            num: true,
+            key: (d) => d.external_volume_micro,
+            html: (d) => usdc(d.external_volume_micro),
+          },
+        ]
+      : []),
     { label: 'Payments', num: true, key: (d) => d.payments, html: (d) => count(d.payments) },
     { label: 'Payers', num: true, key: (d) => d.payers, html: (d) => count(d.payers) },
     { label: 'Sellers paid', num: true, key: (d) => d.sellers_paid, html: (d) => count(d.sellers_paid) },
@@ -278,6 +336,13 @@ async function sellerView(address) {
       <dt>Median payment</dt><dd data-metric="median">${usdc(m.median_payment_30d_micro.value)} USDC</dd>
       <dt>Payments</dt><dd data-metric="payments">${count(m.payments_30d.value)}</dd>
       <dt>Payers</dt><dd data-metric="payers">${count(m.payers_30d.value)}</dd>
+      ${
+        m.external_revenue_30d_micro
+          ? `<dt>External revenue, 30 days</dt><dd data-metric="external-revenue">${usdc(m.external_revenue_30d_micro.value)} USDC</dd>
+      <dt>External payments</dt><dd data-metric="external-payments">${count(m.external_payments_30d.value)}</dd>
+      <dt>External payers</dt><dd data-metric="external-payers">${count(m.external_payers_30d.value)}</dd>`
+          : ''
+      }
       <dt>Farm flags</dt><dd>${p.farm_flag ? `<span class="flag">${esc(JSON.parse(p.farm_reasons ?? '[]').join(', '))}</span>` : 'none'}</dd>
       <dt>Provenance</dt><dd>rule <code>${esc(prov.rule)}</code>, method ${esc(prov.method_version)}, window ${esc(prov.window.start)} – ${esc(prov.window.end)}, as of block ${esc(prov.as_of_block)}, ${count(prov.inputs.payments)} payments from block ${esc(prov.inputs.first_block ?? '–')} to ${esc(prov.inputs.last_block ?? '–')}, evidence digest <code>${esc(prov.evidence_sha256)}</code></dd>
     </dl>
@@ -300,11 +365,47 @@ async function sellerView(address) {
     { label: 'Category', key: (l) => l.category, html: (l) => `${esc(l.category)} (${esc(l.category_source)})` },
     { label: 'Network', key: (l) => l.network, html: (l) => esc(l.network) },
   ];
+  if (p.by_class) {
+    const classRows = Object.entries(p.by_class).map(([c, f]) => ({ class: c, ...f }));
+    const classColumns = [
+      { label: 'Class', key: (r) => r.class, html: (r) => esc(CLASS_LABELS[r.class] ?? r.class) },
+      { label: 'Payments', num: true, key: (r) => r.payments, html: (r) => count(r.payments) },
+      { label: 'Revenue (USDC)', num: true, key: (r) => r.revenue_micro, html: (r) => usdc(r.revenue_micro) },
+    ];
+    main.append(sortableTable('Payments by evidence class (30 days)', classColumns, classRows, 'by-class'));
+  }
+  if (p.internal) {
+    const internalRows = Object.entries(p.internal).map(([reason, f]) => ({ reason, ...f }));
+    const internalColumns = [
+      { label: 'Reason', key: (r) => r.reason, html: (r) => esc(REASON_LABELS[r.reason] ?? r.reason) },
+      { label: 'Payments', num: true, key: (r) => r.payments, html: (r) => count(r.payments) },
+      { label: 'Revenue (USDC)', num: true, key: (r) => r.revenue_micro, html: (r) => usdc(r.revenue_micro) },
+      { label: 'Payers', num: true, key: (r) => r.payers, html: (r) => count(r.payers) },
+    ];
+    main.append(
+      sortableTable(
+        "Internal payments: from the seller's own side (30 days)",
+        internalColumns,
+        internalRows,
+        'internal',
+      ),
+    );
+  }
   main.append(sortableTable('Listings (catalog claims)', listingColumns, p.listings, 'listings'));
   const paymentColumns = [
     { label: 'Time', key: (x) => x.block_timestamp, html: (x) => esc(x.block_timestamp) },
     { label: 'Amount (USDC)', num: true, key: (x) => x.value_micro, html: (x) => usdc(x.value_micro) },
     { label: 'Payer', key: (x) => x.payer, html: (x) => `<span class="addr">${esc(x.payer)}</span>` },
+    ...(p.by_class
+      ? [
+          { label: 'Class', key: (x) => x.class, html: (x) => esc(CLASS_LABELS[x.class] ?? x.class ?? '–') },
+          {
+            label: 'Internal',
+            key: (x) => x.internal_reason,
+            html: (x) => esc(x.internal_reason ? REASON_LABELS[x.internal_reason] : '–'),
+          },
+        ]
+      : []),
     {
       label: 'Transaction',
       key: (x) => x.tx_hash,
@@ -322,11 +423,11 @@ async function sellerView(address) {
 
 async function start() {
   try {
-    await freshness();
+    const meta = await freshness();
     const seller = params.get('seller');
     if (seller) await sellerView(seller.toLowerCase());
-    else if (params.get('view') === 'market') await marketView();
-    else await rankingsView();
+    else if (params.get('view') === 'market') await marketView(meta);
+    else await rankingsView(meta);
     document.body.dataset.ready = 'true';
   } catch (error) {
     main.innerHTML = `<p role="alert">Could not load: ${esc(error.message)}</p>`;

@@ -49,4 +49,16 @@ describe('page cursors', () => {
     expect(() => decodeRankCursor(encodePaymentCursor({ blockNumber: 1n, logIndex: 1 }))).toThrow(/cursor/);
     expect(() => decodePaymentCursor(encodeRankCursor(1))).toThrow(/cursor/);
   });
+
+  it('behavior: a cursor of one ranking order is a 400 in the other; each round-trips in its own', () => {
+    expect(encodeRankCursor(255, 'external_revenue')).toBe(`04${'0'.repeat(60)}ff`);
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 2 ** 31 - 1 }), (rank) => {
+        const external = encodeRankCursor(rank, 'external_revenue');
+        expect(decodeRankCursor(external, 'external_revenue')).toBe(rank);
+        expect(() => decodeRankCursor(external, 'verified_revenue')).toThrow(/^cursor: /);
+        expect(() => decodeRankCursor(encodeRankCursor(rank), 'external_revenue')).toThrow(/^cursor: /);
+      }),
+    );
+  });
 });

@@ -6,21 +6,32 @@ import { badParameter } from './errors.ts';
  * - rankings: `01` + the last rank of the page, zero-padded to 62 hex digits;
  * - payments: `02` + the last block number (46 hex digits) + the last log index (16 hex digits);
  * - search results: `03` + the number of results already served (62 hex digits), a position in
- *   the ranked results of one generation (they never change once published).
- * The kind tag makes a cursor of one endpoint a 400 on the other. Pure functions.
+ *   the ranked results of one generation (they never change once published);
+ * - rankings by external revenue (`sort=external_revenue`): `04` + the last position of the page
+ *   in that order, zero-padded to 62 hex digits.
+ * The kind tag makes a cursor of one endpoint (or of one order of the rankings) a 400 on the
+ * other. Pure functions.
  */
 const RANKING = '01';
 const PAYMENT = '02';
 const SEARCH = '03';
+const EXTERNAL_RANKING = '04';
 const INT4_MAX = 2_147_483_647n;
 
-export function encodeRankCursor(rank: number): string {
-  return RANKING + rank.toString(16).padStart(62, '0');
+/** The orders of the rankings, each with its own cursor kind. */
+export type RankingOrder = 'verified_revenue' | 'external_revenue';
+const RANKING_KIND: Record<RankingOrder, string> = { verified_revenue: RANKING, external_revenue: EXTERNAL_RANKING };
+
+export function encodeRankCursor(rank: number, order: RankingOrder = 'verified_revenue'): string {
+  return RANKING_KIND[order] + rank.toString(16).padStart(62, '0');
 }
 
-/** The rank after which the next page starts; throws a 400 `invalid_cursor` when malformed. */
-export function decodeRankCursor(cursor: string): number {
-  if (!cursor.startsWith(RANKING)) throw invalid();
+/**
+ * The rank (position in `order`) after which the next page starts; throws a 400
+ * `invalid_cursor` when malformed or made by the other order.
+ */
+export function decodeRankCursor(cursor: string, order: RankingOrder = 'verified_revenue'): number {
+  if (!cursor.startsWith(RANKING_KIND[order])) throw invalid();
   const rank = BigInt(`0x${cursor.slice(2)}`);
   if (rank < 1n || rank > INT4_MAX) throw invalid();
   return Number(rank);

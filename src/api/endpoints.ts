@@ -121,22 +121,23 @@ export const ENDPOINTS: readonly Endpoint[] = [
   {
     operationId: 'getRankings',
     path: `${BASE}/rankings`,
-    summary: 'Verified sellers ranked by 30-day verified revenue',
+    summary: 'Verified sellers ranked by 30-day verified revenue (or external revenue)',
     description:
-      'Sellers of tier verified by verified_revenue_30d_micro descending, then seller_address ascending; next_cursor continues after the last rank of the page.',
+      'Sellers of tier verified by verified_revenue_30d_micro descending, then seller_address ascending; next_cursor continues after the last rank of the page. ' +
+      'With sort=external_revenue (method 3.x generations): by external_revenue_30d_micro descending, ties in the default order, rank being the position in that order.',
     query: RankingsQuery,
     response: RankingsPage,
     responseId: 'RankingsPage',
     notFound: ['generation_not_found'],
     load: (db, g, q: z.output<typeof RankingsQuery>) =>
-      readRankings(db, g, { cursor: q.cursor, category: q.category, limit: q.limit ?? 100 }),
+      readRankings(db, g, { cursor: q.cursor, category: q.category, sort: q.sort, limit: q.limit ?? 100 }),
     csv: {
       filename: (g) => `x402-tally-rankings-g${g.generation}.csv`,
       columns: Object.keys(RankingRow.shape),
       catalogText: ['display_name', 'categories'],
       rows: (db, g, q: z.output<typeof RankingsQuery>) =>
         allRows(
-          (cursor) => readRankings(db, g, { cursor, category: q.category, limit: 1000 }),
+          (cursor) => readRankings(db, g, { cursor, category: q.category, sort: q.sort, limit: 1000 }),
           (p) => p.rankings as Record<string, unknown>[],
         ),
     },

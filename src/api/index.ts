@@ -14,11 +14,11 @@ import Fastify, {
 import type { Kysely } from 'kysely';
 import type { Schema } from '../db/schema.ts';
 import { silentLogger, type Logger } from '../lib/log.ts';
-import { ResponseCache } from './cache.ts';
+import { maxAgeSeconds, ResponseCache } from './cache.ts';
 import { registerBundleRoute } from './bundle-route.ts';
 import { registerWebRoutes } from './web.ts';
 import { DOCS_HTML } from './docs-page.ts';
-import { LLMS_TXT } from './llms-txt.ts';
+import { llmsTxt } from './llms-txt.ts';
 import { BASE, ENDPOINTS, routePath, undecodableParameter } from './endpoints.ts';
 import { ALLOWED_METHODS, ApiError, errorBody, parameterCode } from './errors.ts';
 import { answerOnSocket, clientErrorHandler, installErrorHandlers, MAX_URL_LENGTH } from './handlers/errors.ts';
@@ -176,7 +176,13 @@ export async function buildApi(db: Kysely<Schema>, options: ApiOptions): Promise
   registerWebRoutes(app);
   app.get('/llms.txt', async (request: FastifyRequest, reply: FastifyReply) => {
     rejectQuery(request);
-    return reply.header('cache-control', 'public, max-age=300').type('text/plain; charset=utf-8').send(LLMS_TXT);
+    // Its last section names the latest generation: cached no longer than the next run may take.
+    const latest = (await pointer.current()).latest;
+    const maxAge = latest ? maxAgeSeconds(latest.publishedAt, options.cadenceSeconds, Date.now()) : 0;
+    return reply
+      .header('cache-control', `public, max-age=${Math.min(300, maxAge)}`)
+      .type('text/plain; charset=utf-8')
+      .send(llmsTxt(latest));
   });
   return app;
 }

@@ -8,6 +8,8 @@ export interface PublishedGeneration {
   readonly generatedAt: Date;
   /** Unix seconds of the generation's as-of block. */
   readonly asOfTs: number;
+  /** The method version it was computed with (/llms.txt says what the latest one serves). */
+  readonly methodVersion: string;
 }
 
 /** What is published right now: the pointer's generation and every retained published one. */
@@ -75,7 +77,14 @@ export class PublishedPointer {
     const rows = await this.db
       .selectFrom('generations as g')
       .leftJoin('published_pointer as p', (join) => join.on(sql<boolean>`true`))
-      .select(['g.generation', 'g.published_at', 'g.generated_at', 'g.as_of_ts', 'p.generation as latest'])
+      .select([
+        'g.generation',
+        'g.published_at',
+        'g.generated_at',
+        'g.as_of_ts',
+        'g.method_version',
+        'p.generation as latest',
+      ])
       .where('g.status', '=', 'published')
       .orderBy('g.generation')
       .execute();
@@ -87,6 +96,7 @@ export class PublishedPointer {
         publishedAt: row.published_at ?? row.generated_at,
         generatedAt: row.generated_at,
         asOfTs: Number(row.as_of_ts),
+        methodVersion: row.method_version,
       });
       latestNumber = row.latest;
     }

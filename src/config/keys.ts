@@ -4,6 +4,14 @@ import { redactUrl } from './redact.ts';
 /** Base mainnet chain id and USDC contract: the defaults the method is defined on. */
 export const BASE_CHAIN_ID = 8453;
 export const BASE_USDC = '0x833589fcd6edb6e08f4c7c32d4f71b54bda02913';
+/**
+ * The block from which the batch-settlement contract's `ChannelCreated` logs are read (SPEC
+ * "Coverage": every one since its deployment), as this build is configured: 0, the genesis block,
+ * which no deployment can precede, so a read from it holds every `ChannelCreated` there is. A
+ * constant of docs/METHOD.md and of /meta, which serves the value a 3.0.0 generation recorded in
+ * its constants (`batch_settlement_deployment_block`), or this one when it recorded none.
+ */
+export const BATCH_SETTLEMENT_DEPLOYMENT_BLOCK = 0;
 export const CDP_DISCOVERY_URL = 'https://api.cdp.coinbase.com/platform/v2/x402/discovery/resources';
 
 /** `15m`, `90s`, `1h`, `2d`: a whole positive count of a unit. */

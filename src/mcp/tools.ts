@@ -6,6 +6,7 @@ import {
   dayOf,
   isStorableText,
   NOT_STORABLE,
+  RANKING_SORTS,
   SEARCH_MAX_CHARS,
 } from '../api/schemas/query.ts';
 import { Address, Category, Count, Micro, Window } from '../api/schemas/common.ts';
@@ -60,6 +61,9 @@ export const METRICS = [
   'median_payment_30d_micro',
   'payments_30d',
   'payers_30d',
+  'external_revenue_30d_micro',
+  'external_payments_30d',
+  'external_payers_30d',
 ] as const;
 type MetricName = (typeof METRICS)[number];
 
@@ -71,6 +75,12 @@ const MEANING: Record<MetricName, string> = {
   median_payment_30d_micro: 'the lower median of the values of those payments, in micro-USDC; null when there are none',
   payments_30d: 'the number of verified payments to the seller in the 30-day window',
   payers_30d: 'the number of distinct payer addresses among those payments',
+  external_revenue_30d_micro:
+    "method 3.0.0: the part of the seller's verified revenue paid by external payments, in micro-USDC: payments that are neither " +
+    'seller_funded (the seller had paid the payer in USDC within funding_lookback_seconds before) nor same_operator (the payer is a ' +
+    "seller of a listing on a host of this seller's listings)",
+  external_payments_30d: 'method 3.0.0: the number of those external payments in the 30-day window',
+  external_payers_30d: 'method 3.0.0: the number of distinct payer addresses among the external payments',
 };
 
 const SellerDay = z.strictObject({ day: z.iso.date(), payments: Count, revenue_micro: Micro, payers: Count });
@@ -169,7 +179,9 @@ export const TOOLS: readonly Tool[] = [
     name: 'get_seller',
     description:
       "A seller's profile: its verified 30-day revenue, median payment, payments and payers, each with the provenance to recompute it; " +
-      'its evidence state, tier, farm flags and listings; and its daily series when the generation has one.',
+      'under method 3.0.0 also its external revenue, payments and payers, its figures per evidence class (by_class) and its internal ' +
+      'payments per reason (internal), null on older generations; its evidence state, tier, farm flags and listings; and its daily ' +
+      'series when the generation has one.',
     input: z.strictObject({ address, generation }),
     output: SellerProfile.extend({
       daily: z.array(SellerDay).optional().meta({ description: 'one row per UTC day of the window with payments' }),
@@ -189,8 +201,17 @@ export const TOOLS: readonly Tool[] = [
   },
   {
     name: 'top_sellers',
-    description: 'Verified sellers ranked by verified 30-day revenue (descending), optionally within one category.',
+    description:
+      'Verified sellers ranked by verified 30-day revenue (descending), optionally within one category; with sort external_revenue ' +
+      '(method 3.0.0 generations), by external revenue: what buyers other than the seller itself paid.',
     input: z.strictObject({
+      sort: z
+        .enum(RANKING_SORTS)
+        .optional()
+        .describe(
+          'verified_revenue (default) or external_revenue (method 3.0.0 generations only): the order, and the rank given; ' +
+            'a cursor continues only the order it came from',
+        ),
       category,
       limit: limit(500, 100),
       cursor,
@@ -198,7 +219,13 @@ export const TOOLS: readonly Tool[] = [
     }),
     output: RankingsPage,
     call: (api, a) =>
-      read(api, '/rankings', { category: a.category, limit: a.limit, cursor: a.cursor, generation: a.generation }),
+      read(api, '/rankings', {
+        sort: a.sort,
+        category: a.category,
+        limit: a.limit,
+        cursor: a.cursor,
+        generation: a.generation,
+      }),
   },
   {
     name: 'market_daily',
@@ -224,6 +251,12 @@ export const TOOLS: readonly Tool[] = [
       const profile = await read(api, `/sellers/${slug}`, { generation: a.generation });
       const payments = await read(api, `/sellers/${slug}/payments`, { limit: 5, generation: profile.generation });
       const metric = profile.metrics[a.metric as MetricName];
+      // The external metrics are method 3.0.0's: an older generation has none (null).
+      if (metric === null)
+        throw new ToolFailure(
+          'invalid_parameter',
+          `metric: ${a.metric} is not computed by method ${profile.method_version} (generation ${profile.generation}); it needs method 3.0.0 or later`,
+        );
       return {
         generation: profile.generation,
         method_version: profile.method_version,

@@ -107,6 +107,7 @@ describe.each(backends())('API contract on $backend', ({ backend }) => {
         farm_top_payer_share: 0.9,
         farm_top_payer_min_payments: 10,
       },
+      classes: null, // method 3.0.0's (test/api/method3.test.ts)
       sources: [
         {
           name: 'catalog',
@@ -116,6 +117,7 @@ describe.each(backends())('API contract on $backend', ({ backend }) => {
           listings: 7,
           rejected: 2,
           sha256: 'c5'.repeat(32),
+          x402_contract_pay_to: null,
         },
         {
           name: 'base_usdc',
@@ -195,6 +197,9 @@ describe.each(backends())('API contract on $backend', ({ backend }) => {
           categories: ['data-access', 'inference'],
           farm_flag: 0,
           farm_reasons: null,
+          external_revenue_30d_micro: null,
+          external_payments_30d: null,
+          external_payers_30d: null,
         },
       ],
     });
@@ -215,6 +220,9 @@ describe.each(backends())('API contract on $backend', ({ backend }) => {
         categories: ['inference'],
         farm_flag: 1,
         farm_reasons: '["top_payer_share>0.9"]',
+        external_revenue_30d_micro: null,
+        external_payments_30d: null,
+        external_payers_30d: null,
       },
     ]);
     expect(
@@ -260,7 +268,13 @@ describe.each(backends())('API contract on $backend', ({ backend }) => {
         median_payment_30d_micro: { value: 3000000, provenance: provenance('median.lower_median') },
         payments_30d: { value: 5, provenance: provenance('payments.count') },
         payers_30d: { value: 3, provenance: provenance('payers.count_distinct') },
+        // method 3.0.0's, null before (test/api/method3.test.ts)
+        external_revenue_30d_micro: null,
+        external_payments_30d: null,
+        external_payers_30d: null,
       },
+      by_class: null,
+      internal: null,
       // block 39,000,001 is 1,999,999 blocks of 2 s before the as-of time 2026-01-01T03:00:00Z
       first_payment_at: '2025-12-08T23:26:42.000Z',
       last_payment_at: '2025-12-20T13:13:20.000Z',
@@ -307,6 +321,8 @@ describe.each(backends())('API contract on $backend', ({ backend }) => {
         block_timestamp: '2025-12-20T13:13:20.000Z',
         payer: `0x${'02'.repeat(20)}`,
         value_micro: 9007199244740993,
+        class: null,
+        internal_reason: null,
       },
       // 800,000 blocks x 2 s = 1,600,000 s (18 d 12 h 26 min 40 s) before 2026-01-01T03:00:00Z
       {
@@ -316,9 +332,11 @@ describe.each(backends())('API contract on $backend', ({ backend }) => {
         block_timestamp: '2025-12-13T14:33:20.000Z',
         payer: `0x${'01'.repeat(20)}`,
         value_micro: 4000000,
+        class: null,
+        internal_reason: null,
       },
     ]);
-    expect(first.text).toContain('"value_micro":9007199244740993}');
+    expect(first.text).toContain('"value_micro":9007199244740993,');
     const txs = first.json.payments.map((p: { tx_hash: string }) => p.tx_hash);
     let cursor = first.json.next_cursor;
     while (cursor) {
@@ -346,6 +364,7 @@ describe.each(backends())('API contract on $backend', ({ backend }) => {
       median_payment_micro: null,
       tracked_sellers: 4,
       tracked_listings: 5,
+      external_volume_micro: null,
     });
     const some = await call('/api/v1/market/daily?from=2025-12-30&to=2025-12-30');
     expect(some.json.days.map((d: { day: string }) => d.day)).toEqual(['2025-12-30']);

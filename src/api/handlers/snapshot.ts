@@ -233,7 +233,7 @@ export function metaHandler(ctx: HandlerContext, endpoint: Endpoint) {
     const n = chooseGeneration(state, query.generation);
     let fixed = fixedByGeneration.get(n);
     if (!fixed) {
-      const loaded = await inSnapshot(ctx.db, n, async (_trx, g) => metaOfGeneration(g));
+      const loaded = await inSnapshot(ctx.db, n, (trx, g) => metaOfGeneration(trx, g));
       // Validate what the database holds once per generation (constants and sources are jsonb).
       endpoint.response.parse(metaBody(loaded, state, ctx.cadenceSeconds, Date.now()));
       fixed = loaded;

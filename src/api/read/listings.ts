@@ -3,6 +3,7 @@ import { GEN_LISTING_COLUMNS, type GenListingsTable, type Schema } from '../../d
 import type { z } from 'zod';
 import { decodeSearchCursor, encodeSearchCursor } from '../cursor.ts';
 import type { DirectoryPage, ListingRow } from '../schemas/responses.ts';
+import { hasClasses, X402_INFRASTRUCTURE } from './classes.ts';
 import type { GenerationRow } from './generation.ts';
 
 /** The fixed `note` of every directory page (SPEC 4). */
@@ -49,11 +50,17 @@ export interface DirectoryParams {
  * generation computed since migration 0018, its catalog snapshot's listings with their seller's
  * numbers (what the view gen_listings derives, read here without the view's union so the planner
  * reaches the snapshot's indexes directly); for an older one, its stored rows.
+ *
+ * Under method 3.x a listing whose payTo is an x402 contract is `other_rail` with no seller (SPEC
+ * "x402 infrastructure is never a seller"). The catalog is shared by every method version and
+ * keeps such a listing `base_usdc` (2.x generations keep 2.x's rule), so the rule is applied here,
+ * per generation, in the same place as the seller's numbers.
  */
 export function generationListings(db: Kysely<Schema>, g: GenerationRow) {
   if (!g.listings_derived) {
     return db.selectFrom('gen_listings_fixed').select(GEN_LISTING_COLUMNS).where('generation', '=', g.generation);
   }
+  if (hasClasses(g)) return derivedListings3(db, g);
   return db
     .selectFrom('catalog_listings as c')
     .leftJoin('gen_sellers as s', (join) =>
@@ -393,4 +400,43 @@ async function readSearch(
     method_version: g.method_version,
     listings: page.map(listingRow),
   };
+}
+
+/**
+ * generationListings for a method 3.x generation: as for 2.x, with the listings paid to an x402
+ * contract made `other_rail`, without seller and without the numbers of any seller.
+ */
+function derivedListings3(db: Kysely<Schema>, g: GenerationRow) {
+  const infrastructure = sql.join(X402_INFRASTRUCTURE.map((a) => sql.lit(a)));
+  const isInfrastructure = sql<boolean>`c.pay_to in (${infrastructure})`;
+  return db
+    .selectFrom('catalog_listings as c')
+    .leftJoin('gen_sellers as s', (join) =>
+      join
+        .on('s.generation', '=', g.generation)
+        .onRef('s.seller_address', '=', 'c.seller_address')
+        .on(sql<boolean>`not ${isInfrastructure}`),
+    )
+    .where('c.snapshot_id', '=', g.catalog_snapshot_id)
+    .select([
+      sql<number>`${g.generation}::int`.as('generation'),
+      'c.listing_id',
+      sql<string | null>`case when ${isInfrastructure} then null else c.seller_address end`.as('seller_address'),
+      sql<Row['verifiability']>`case when ${isInfrastructure} then 'other_rail' else c.verifiability end`.as(
+        'verifiability',
+      ),
+      'c.resource_url',
+      'c.title',
+      'c.network',
+      'c.description',
+      'c.category',
+      'c.category_source',
+      sql<Row['tier']>`coalesce(s.tier, 'listed_only')`.as('tier'),
+      sql<Row['evidence_state']>`coalesce(s.evidence_state, 'not_observed')`.as('evidence_state'),
+      's.verified_revenue_30d_micro',
+      's.median_payment_30d_micro',
+      's.farm_flag',
+      's.farm_reasons',
+      sql<number>`coalesce(s.listing_count, 0)`.as('sibling_listings'),
+    ]);
 }

@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { z } from 'zod';
 import type { Schema } from '../../db/schema.ts';
 import type { MarketDaily } from '../schemas/responses.ts';
+import { hasClasses } from './classes.ts';
 import type { GenerationRow } from './generation.ts';
 
 /** The generation's publishable market days within [from, to] (inclusive), newest first. */
@@ -14,6 +15,7 @@ export async function readMarketDaily(
   if (p.from !== undefined) q = q.where('day', '>=', p.from);
   if (p.to !== undefined) q = q.where('day', '<=', p.to);
   const rows = await q.orderBy('day', 'desc').execute();
+  const v3 = hasClasses(g);
   return {
     generation: g.generation,
     method_version: g.method_version,
@@ -26,6 +28,8 @@ export async function readMarketDaily(
       median_payment_micro: r.median_payment_micro,
       tracked_sellers: r.tracked_sellers,
       tracked_listings: r.tracked_listings,
+      // Method 3.0.0: null on 1.x and 2.x generations.
+      external_volume_micro: v3 ? r.external_volume_micro : null,
     })),
   };
 }

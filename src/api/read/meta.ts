@@ -1,6 +1,9 @@
+import type { Kysely } from 'kysely';
 import type { z } from 'zod';
+import type { Schema } from '../../db/schema.ts';
 import type { Meta } from '../schemas/responses.ts';
 import type { PublishedState } from '../published.ts';
+import { classDefinitions, deploymentBlockOf, hasClasses, X402_INFRASTRUCTURE } from './classes.ts';
 import { isoFromUnix, windowOf, type GenerationRow } from './generation.ts';
 
 export const API_VERSION = '1.0.0';
@@ -15,9 +18,44 @@ export const FINALITY_ALLOWANCE_SECONDS = 3600;
 type MetaBody = z.input<typeof Meta>;
 export type MetaOfGeneration = Omit<MetaBody, 'cadence' | 'freshness' | 'generations'>;
 
+/**
+ * The listings of the generation's catalog snapshot whose payTo is an x402 contract (SPEC "x402
+ * infrastructure is never a seller"): under 3.0.0 they are other_rail listings, never a seller.
+ */
+export async function countX402PayTo(db: Kysely<Schema>, g: GenerationRow): Promise<number> {
+  const row = await db
+    .selectFrom('catalog_listings')
+    .select((eb) => eb.fn.countAll<string | number | bigint>().as('n'))
+    .where('snapshot_id', '=', g.catalog_snapshot_id)
+    .where('pay_to', 'in', [...X402_INFRASTRUCTURE])
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/**
+ * The sources as the run recorded them, with the catalog's `x402_contract_pay_to`: the count
+ * under 3.0.0 (unless the run recorded it), null before (the rule is 3.0.0's).
+ */
+function sourcesOf(g: GenerationRow, x402PayTo: number | null): MetaBody['sources'] {
+  return (g.sources as Record<string, unknown>[]).map((source) =>
+    source.name === 'catalog' ? { ...source, x402_contract_pay_to: source.x402_contract_pay_to ?? x402PayTo } : source,
+  ) as MetaBody['sources'];
+}
+
+/**
+ * The constants as the generation recorded them; under 3.0.0 with the batch contract's deployment
+ * block (as recorded, else as configured: ./classes.ts).
+ */
+function constantsOf(g: GenerationRow): MetaBody['constants'] {
+  const recorded = g.constants as MetaBody['constants'];
+  return hasClasses(g) ? { ...recorded, batch_settlement_deployment_block: deploymentBlockOf(g) } : recorded;
+}
+
 /** The part of /meta fixed by the generation itself (immutable; cacheable by generation). */
-export function metaOfGeneration(g: GenerationRow): MetaOfGeneration {
+export async function metaOfGeneration(db: Kysely<Schema>, g: GenerationRow): Promise<MetaOfGeneration> {
   const window = windowOf(g);
+  const v3 = hasClasses(g);
+  const usdc = (g.constants as { usdc_contract: string }).usdc_contract;
   return {
     api_version: API_VERSION,
     method_version: g.method_version,
@@ -25,8 +63,9 @@ export function metaOfGeneration(g: GenerationRow): MetaOfGeneration {
     generated_at: g.generated_at.toISOString(),
     as_of: { block_number: g.as_of_block, block_hash: g.as_of_block_hash, timestamp: isoFromUnix(g.as_of_ts) },
     window: { ...window, seconds: Number(g.window_seconds) },
-    constants: g.constants as MetaBody['constants'],
-    sources: g.sources as MetaBody['sources'],
+    constants: constantsOf(g),
+    classes: v3 ? classDefinitions(usdc) : null,
+    sources: sourcesOf(g, v3 ? await countX402PayTo(db, g) : null),
     digests: { catalog_sha256: g.catalog_sha256, evidence_sha256: g.evidence_sha256 as string },
   };
 }
@@ -62,6 +101,7 @@ export function metaBody(
       stale: ageSeconds > 2 * cadenceSeconds || asOfLagSeconds > 2 * cadenceSeconds + FINALITY_ALLOWANCE_SECONDS,
     },
     constants: fixed.constants,
+    classes: fixed.classes,
     sources: fixed.sources,
     digests: fixed.digests,
     generations: { latest: latest.generation, retained: [...state.retained.keys()] },

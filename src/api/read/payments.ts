@@ -4,7 +4,10 @@ import type { Schema } from '../../db/schema.ts';
 import { decodePaymentCursor, encodePaymentCursor } from '../cursor.ts';
 import type { PaymentsPage } from '../schemas/responses.ts';
 import { isoFromUnix, windowOf, type GenerationRow } from './generation.ts';
+import { hasClasses } from './classes.ts';
 import { readSeller } from './seller.ts';
+
+type Row = z.input<typeof PaymentsPage>['payments'][number];
 
 export interface PaymentsParams {
   cursor?: string | undefined;
@@ -23,9 +26,10 @@ export async function readPayments(
 ): Promise<z.input<typeof PaymentsPage>> {
   const after = p.cursor === undefined ? undefined : decodePaymentCursor(p.cursor);
   await readSeller(db, g, address);
+  const v3 = hasClasses(g);
   let q = db
     .selectFrom('generation_payments')
-    .select(['tx_hash', 'log_index', 'block_number', 'block_timestamp', 'payer', 'value'])
+    .select(['tx_hash', 'log_index', 'block_number', 'block_timestamp', 'payer', 'value', 'class', 'internal_reason'])
     .where('generation', '=', g.generation)
     .where('seller_address', '=', address)
     .where('in_window', '=', true);
@@ -62,6 +66,9 @@ export async function readPayments(
       block_timestamp: isoFromUnix(r.block_timestamp),
       payer: r.payer,
       value_micro: r.value,
+      // Method 3.0.0's class and internal reason: null on 1.x and 2.x generations, whatever a view says.
+      class: v3 ? (r.class as Row['class']) : null,
+      internal_reason: v3 ? (r.internal_reason as Row['internal_reason']) : null,
     })),
   };
 }

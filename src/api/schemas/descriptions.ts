@@ -50,7 +50,8 @@ export const FIELD_MEANINGS: Readonly<Record<string, string>> = {
   payers_30d: 'number of distinct payer addresses among them',
   listing_count: "the seller's listings in the catalog",
   categories: "the distinct categories of the seller's listings, sorted",
-  metrics: 'the four verified metrics, each with the provenance to recompute it',
+  metrics:
+    'the verified metrics, each with the provenance to recompute it (method 3.0.0 adds the three external ones; null before)',
   value: "the metric's value",
   provenance: 'how to recompute the value: rule, method version, source, window, as-of block, inputs, evidence digest',
   first_payment_at: "time of the seller's first verified payment in the window; null without payments",
@@ -60,7 +61,14 @@ export const FIELD_MEANINGS: Readonly<Record<string, string>> = {
   source: 'the chain, contract and event the payments are read from',
   'Provenance.source.chain_id': 'the chain id (8453: Base mainnet)',
   contract: 'the USDC contract read',
-  event: 'a payment is a USDC Transfer in a transaction that also emitted AuthorizationUsed (EIP-3009)',
+  event:
+    'Transfer+AuthorizationUsed (methods 1.x and 2.x): a payment is a USDC Transfer in a transaction that also emitted ' +
+    'AuthorizationUsed (EIP-3009); x402_settlement (method 3.0.0): a payment of any class listed in classes',
+  'Provenance.source.classes':
+    "method 3.0.0: every evidence class, with the contracts and events (by signature) whose logs define it; /api/v1/meta's classes gives their topic0",
+  'ClassSource.class': 'the evidence class',
+  'ClassSource.contracts': 'the contracts whose logs define the class, lowercase',
+  'ClassSource.events': 'the events of those contracts that define the class, by signature',
   as_of_block: 'the block the generation is computed as of',
   inputs: 'the payments the value is computed from: how many, first and last block',
   first_block: 'block of the first payment counted; null without payments',
@@ -74,6 +82,32 @@ export const FIELD_MEANINGS: Readonly<Record<string, string>> = {
   block_timestamp: 'time of that block',
   payer: 'the address that paid (the authorizer of the transfer)',
   value_micro: 'amount paid, micro-USDC',
+  'PaymentRow.class':
+    'method 3.0.0: the evidence class of the payment (eip3009, permit2_exact, permit2_upto, batch_settlement); null before',
+  'PaymentRow.internal_reason':
+    'method 3.0.0: why the payment is internal (seller_funded: the seller paid the payer first, within funding_lookback_seconds; ' +
+    "same_operator: the payer is a seller of a listing on a host of this seller's listings); null for an external payment, and on every older generation",
+  // method 3.0.0 on ranking rows and profiles (null on 1.x and 2.x generations)
+  external_revenue_30d_micro:
+    "method 3.0.0: the part of the seller's verified revenue paid by external payments (neither seller_funded nor same_operator), micro-USDC; null before",
+  external_payments_30d: 'method 3.0.0: the number of external payments in the window; null before',
+  external_payers_30d: 'method 3.0.0: distinct payers among the external payments; null before',
+  by_class:
+    "method 3.0.0: the seller's payments and revenue per evidence class, all four classes, zeros included; null before",
+  eip3009: 'EIP-3009 transferWithAuthorization settlements',
+  permit2_exact: 'settlements through the canonical x402 Permit2 exact proxy',
+  permit2_upto:
+    'settlements through the canonical x402 Permit2 upto proxy (the value charged, which may be below the listed price)',
+  batch_settlement: 'claims of batch-settlement payment channels: one claim counts as one payment',
+  'ClassFigures.payments': "the seller's payments of the class in the window",
+  'ClassFigures.revenue_micro': 'their sum, micro-USDC',
+  internal:
+    "method 3.0.0: the seller's internal payments per reason (a payment with both reasons counts under seller_funded); null before",
+  seller_funded: 'payments from a payer the seller had paid in USDC before, within funding_lookback_seconds',
+  same_operator: "payments from a payer that is a seller of a listing on a host of one of this seller's listings",
+  'InternalFigures.payments': 'internal payments of the reason in the window',
+  'InternalFigures.revenue_micro': 'their sum, micro-USDC',
+  'InternalFigures.payers': 'distinct payers among them',
   // periods
   period_start: 'start of the hour, unix seconds (UTC)',
   sha256: 'sha256 digest',
@@ -83,7 +117,10 @@ export const FIELD_MEANINGS: Readonly<Record<string, string>> = {
   'MarketDay.payers': 'distinct payers of the day',
   volume_micro: "sum of the day's verified payments, micro-USDC",
   sellers_paid: 'tracked sellers with at least one payment that day',
-  median_payment_micro: "lower median of the day's payment values, micro-USDC; null without payments",
+  median_payment_micro:
+    "lower median of the day's payment values, micro-USDC (method 3.0.0: per-request classes only); null without payments",
+  external_volume_micro:
+    "method 3.0.0: the part of the day's volume paid by external payments (neither seller_funded nor same_operator), micro-USDC; null before",
   tracked_sellers: 'sellers of the catalog whose payments are read (base_usdc listings)',
   tracked_listings: 'base_usdc listings of the catalog',
   revenue_micro: "sum of the seller's verified payments of that day, micro-USDC",
@@ -99,9 +136,18 @@ export const FIELD_MEANINGS: Readonly<Record<string, string>> = {
     'a seller whose top payer paid more than this share of its revenue is flagged (with enough payments)',
   farm_top_payer_min_payments: 'fewest payments before the top-payer rule applies',
   digest_period_seconds: 'length of a digest period (method 2.x): 3600, one hour',
+  funding_lookback_seconds:
+    'method 3.0.0: how long before a payment a USDC transfer from the seller to the payer makes it seller_funded (2592000: 30 days)',
+  farm_internal_share:
+    'method 3.0.0: a seller whose internal revenue is more than this share of its revenue is flagged (with enough payments)',
+  batch_settlement_deployment_block:
+    "method 3.0.0: the block the batch-settlement contract's ChannelCreated logs are read from (its deployment; configurable for local chains)",
   // sources
-  name: 'which source: catalog or base_usdc',
+  name: 'which source: catalog, base_usdc, or (method 3.0.0) one of the other chain streams the run read, each with its coverage',
   items: 'items in the catalog read',
+  x402_contract_pay_to:
+    'method 3.0.0: listings of the catalog whose payTo is an x402 contract (Permit2, the proxies, the batch contract, its deposit collectors): ' +
+    'other_rail, never a seller; null before',
   rejected: 'items rejected, each with its reason (bundle: catalog_rejects.ndjson)',
   fetched_at: 'when the catalog was read',
   indexed_to_block: 'the chain was read up to this block (the as-of block)',
@@ -123,6 +169,11 @@ export const FIELD_MEANINGS: Readonly<Record<string, string>> = {
   constants: 'every constant of the method the generation was computed with',
   sources: 'what was read: the catalog (with its digest) and the chain (with its lag)',
   digests: 'digests to check the generation: the catalog read and the evidence counted',
+  classes:
+    'method 3.0.0: the evidence classes, each with the contracts and topic0 values whose logs define it (lowercase hex; USDC and Transfer listed for the classes that pair one); null before',
+  'ClassLogs.class': 'the evidence class',
+  'ClassLogs.contracts': 'the contracts whose logs define the class, lowercase',
+  topic0: 'the topic0 of the logs that define the class',
   catalog_sha256: 'sha256 of the catalog items as read (bundle: catalog_items.ndjson)',
   generations: 'the latest published generation and every retained one',
   latest: 'the generation served by default',

@@ -101,8 +101,24 @@ export const DirectoryQuery = z.strictObject({
   limit: integer(1, 50).optional().meta({ description: 'rows per page, 1..50, default 50' }),
   generation,
 });
+/** The orders of the ranking (SPEC "Method 3.0.0"). */
+export const RANKING_SORTS = ['verified_revenue', 'external_revenue'] as const;
+export const sort = z
+  .enum(RANKING_SORTS, {
+    error: (issue) =>
+      Array.isArray(issue.input) ? 'must be given once' : `must be one of ${RANKING_SORTS.join(', ')}`,
+  })
+  .optional()
+  .meta({
+    description:
+      'verified_revenue (default): by verified_revenue_30d_micro descending, then seller_address. external_revenue (method 3.x ' +
+      'generations only; a 400 on older ones): by external_revenue_30d_micro descending, ties in the default order; rank is ' +
+      'then the position in that order, and next_cursor continues it (a cursor of one order is a 400 in the other).',
+  });
+
 export const RankingsQuery = z.strictObject({
   format,
+  sort,
   cursor,
   category: category.meta({ description: 'only sellers with at least one listing in this category' }),
   limit: integer(1, 500).optional().meta({ description: 'rows per page, 1..500, default 100' }),

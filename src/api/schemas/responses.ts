@@ -4,6 +4,13 @@ import { Address, Category, ChainInt, components, Count, Hex64, Iso, Micro, TxHa
 /** The response bodies of SPEC section 4, field for field. Objects are strict: no extra field. */
 
 const Snapshot = { generation: z.int().positive(), method_version: z.string() };
+
+/** Method 3.0.0's evidence classes, in the order of its per-class figures. */
+export const EvidenceClass = z.enum(['eip3009', 'permit2_exact', 'permit2_upto', 'batch_settlement']);
+components.add(EvidenceClass, { id: 'EvidenceClass' });
+/** Why a payment is internal (method 3.0.0); null on an external payment. */
+export const InternalReason = z.enum(['seller_funded', 'same_operator']);
+components.add(InternalReason, { id: 'InternalReason' });
 const NextCursor = Hex64.nullable().meta({
   description: 'pass as `cursor` to get the next page; null on the last page',
 });
@@ -63,6 +70,10 @@ export const RankingRow = z.strictObject({
   categories: z.array(Category),
   farm_flag: z.literal([0, 1]),
   farm_reasons: z.string().nullable(),
+  // Method 3.0.0 (null on 1.x and 2.x generations); last, so that CSV columns keep their places.
+  external_revenue_30d_micro: Micro.nullable(),
+  external_payments_30d: Count.nullable(),
+  external_payers_30d: Count.nullable(),
 });
 components.add(RankingRow, { id: 'RankingRow' });
 
@@ -75,14 +86,32 @@ export const RankingsPage = z.strictObject({
 });
 components.add(RankingsPage, { id: 'RankingsPage' });
 
+/** The logs of one evidence class, by contract and event signature (method 3.0.0). */
+export const ClassSource = z.strictObject({
+  class: EvidenceClass,
+  contracts: z.array(Address),
+  events: z.array(z.string()),
+});
+components.add(ClassSource, { id: 'ClassSource' });
+
+/** Methods 1.x and 2.x: EIP-3009 settlements only. */
+const SourceEip3009 = z.strictObject({
+  chain_id: z.int().positive(),
+  contract: Address,
+  event: z.literal('Transfer+AuthorizationUsed'),
+});
+/** Method 3.0.0: every class, each with its contracts and events. */
+const SourceAllClasses = z.strictObject({
+  chain_id: z.int().positive(),
+  contract: Address,
+  event: z.literal('x402_settlement'),
+  classes: z.array(ClassSource),
+});
+
 export const Provenance = z.strictObject({
   rule: z.string().meta({ description: 'stable rule id of the method, e.g. revenue.sum_verified_payments' }),
   method_version: z.string(),
-  source: z.strictObject({
-    chain_id: z.int().positive(),
-    contract: Address,
-    event: z.literal('Transfer+AuthorizationUsed'),
-  }),
+  source: z.union([SourceEip3009, SourceAllClasses]),
   window: Window,
   as_of_block: ChainInt,
   inputs: z.strictObject({
@@ -100,6 +129,13 @@ components.add(Provenance, { id: 'Provenance' });
 
 const metric = <T extends z.ZodType>(value: T) => z.strictObject({ value, provenance: Provenance });
 
+/** One class's share of a seller's payments (method 3.0.0). */
+export const ClassFigures = z.strictObject({ payments: Count, revenue_micro: Micro });
+components.add(ClassFigures, { id: 'ClassFigures' });
+/** The seller's payments of one internal reason (method 3.0.0). */
+export const InternalFigures = z.strictObject({ payments: Count, revenue_micro: Micro, payers: Count });
+components.add(InternalFigures, { id: 'InternalFigures' });
+
 export const SellerProfile = z.strictObject({
   seller_address: Address,
   slug: Address,
@@ -116,7 +152,20 @@ export const SellerProfile = z.strictObject({
     median_payment_30d_micro: metric(Micro.nullable()),
     payments_30d: metric(Count),
     payers_30d: metric(Count),
+    // Method 3.0.0: null on 1.x and 2.x generations (no such rule there).
+    external_revenue_30d_micro: metric(Micro).nullable(),
+    external_payments_30d: metric(Count).nullable(),
+    external_payers_30d: metric(Count).nullable(),
   }),
+  by_class: z
+    .strictObject({
+      eip3009: ClassFigures,
+      permit2_exact: ClassFigures,
+      permit2_upto: ClassFigures,
+      batch_settlement: ClassFigures,
+    })
+    .nullable(),
+  internal: z.strictObject({ seller_funded: InternalFigures, same_operator: InternalFigures }).nullable(),
   first_payment_at: Iso.nullable(),
   last_payment_at: Iso.nullable(),
   listings: z.array(ListingRow),
@@ -130,6 +179,8 @@ export const PaymentRow = z.strictObject({
   block_timestamp: Iso,
   payer: Address,
   value_micro: Micro,
+  class: EvidenceClass.nullable(),
+  internal_reason: InternalReason.nullable(),
 });
 components.add(PaymentRow, { id: 'PaymentRow' });
 
@@ -185,6 +236,7 @@ export const MarketDay = z.strictObject({
   median_payment_micro: Micro.nullable(),
   tracked_sellers: Count,
   tracked_listings: Count,
+  external_volume_micro: Micro.nullable(),
 });
 components.add(MarketDay, { id: 'MarketDay' });
 
@@ -221,6 +273,10 @@ export const Constants = z.strictObject({
   farm_top_payer_min_payments: z.int().positive(),
   /** Method 2.0.0: the length of a digest period in seconds (absent under 1.0.0). */
   digest_period_seconds: z.int().positive().optional(),
+  /** Method 3.0.0 (absent under 1.x and 2.x). */
+  funding_lookback_seconds: z.int().positive().optional(),
+  farm_internal_share: z.number().gt(0).lt(1).optional(),
+  batch_settlement_deployment_block: z.int().nonnegative().optional(),
 });
 components.add(Constants, { id: 'MethodConstants' });
 
@@ -233,6 +289,7 @@ const CatalogSource = z.looseObject({
   listings: Count,
   rejected: Count,
   sha256: Hex64,
+  x402_contract_pay_to: Count.nullable().optional(),
 });
 const ChainSource = z.looseObject({
   name: z.literal('base_usdc'),
@@ -242,8 +299,25 @@ const ChainSource = z.looseObject({
   indexed_to_timestamp: Iso,
   lag_seconds: z.number().nonnegative(),
 });
-export const Source = z.discriminatedUnion('name', [CatalogSource, ChainSource]);
+/**
+ * Method 3.0.0's other chain streams (proxy settlements, batch claims and channels, sellers'
+ * outgoing transfers), one source each with its coverage, as the run records them.
+ */
+const StreamSource = z.looseObject({
+  name: z
+    .string()
+    .regex(/^(?!catalog$|base_usdc$)[a-z0-9_]+$/)
+    .meta({ description: 'the stream, snake_case (catalog and base_usdc have their own shapes)' }),
+  chain_id: z.int().positive(),
+  indexed_to_block: z.int().nonnegative(),
+  indexed_to_timestamp: Iso,
+});
+export const Source = z.union([CatalogSource, ChainSource, StreamSource]);
 components.add(Source, { id: 'Source' });
+
+/** One evidence class in /meta: the contracts and topic0 values whose logs define it (method 3.0.0). */
+export const ClassLogs = z.strictObject({ class: EvidenceClass, contracts: z.array(Address), topic0: z.array(TxHash) });
+components.add(ClassLogs, { id: 'ClassLogs' });
 
 export const Meta = z.strictObject({
   api_version: z.literal('1.0.0'),
@@ -263,6 +337,7 @@ export const Meta = z.strictObject({
     }),
   }),
   constants: Constants,
+  classes: z.array(ClassLogs).nullable(),
   sources: z.array(Source),
   digests: z.strictObject({ catalog_sha256: Hex64, evidence_sha256: Hex64 }),
   generations: z.strictObject({ latest: z.int().positive(), retained: z.array(z.int().positive()) }),
