@@ -147,11 +147,15 @@ export async function startX402Anvil(
   });
   const clientSigner = (account: LocalAccount): ClientEvmSigner =>
     toClientEvmSigner(account, { readContract: (args) => read().readContract(args as never) });
-  const sendBatchContract = async (data: Hex) =>
-    waitForReceipt(
+  // The facilitator account also sends through the facilitator signer's wallet (its own nonces)
+  // and the USDC helpers: the counted nonces are read again from the node before each send.
+  const sendBatchContract = async (data: Hex) => {
+    dep.sender.resetNonces();
+    return waitForReceipt(
       read(),
       await dep.sender.send(facilitatorAccount, { to: X402_CONTRACTS.batchSettlement, data, gas: 600_000n }),
     );
+  };
   return {
     anvil,
     dep,
