@@ -1,7 +1,15 @@
 import { z } from 'zod';
 import { CONFIG_KEYS } from './keys.ts';
 
-export { BASE_CHAIN_ID, BASE_USDC, CDP_DISCOVERY_URL, CONFIG_FLAGS, CONFIG_KEYS, DURATION_PATTERN } from './keys.ts';
+export {
+  BASE_BATCH_SETTLEMENT_FROM_BLOCK,
+  BASE_CHAIN_ID,
+  BASE_USDC,
+  CDP_DISCOVERY_URL,
+  CONFIG_FLAGS,
+  CONFIG_KEYS,
+  DURATION_PATTERN,
+} from './keys.ts';
 
 type Keys = (typeof CONFIG_KEYS)[number];
 type Shape = { [K in Keys as K['env']]: K['schema'] };

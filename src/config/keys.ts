@@ -4,6 +4,15 @@ import { redactUrl } from './redact.ts';
 /** Base mainnet chain id and USDC contract: the defaults the method is defined on. */
 export const BASE_CHAIN_ID = 8453;
 export const BASE_USDC = '0x833589fcd6edb6e08f4c7c32d4f71b54bda02913';
+/**
+ * The block the sync reads the batch-settlement contract's `ChannelCreated` logs from on Base
+ * mainnet (docs/METHOD.md, "Method 3.0.0"). The contract's exact deployment block was not found
+ * in a public source (2026-11-27); this is a lower bound instead: Base block 40218126 is about
+ * 2026-01-01T00:00Z (genesis 2023-06-15T00:35:47Z, one block per 2 s), before any public trace of
+ * the batch-settlement scheme (its blog post: x402 pull request #2277, 2026-05-12). Reading from
+ * below the deployment costs only empty eth_getLogs over ~14M blocks, once.
+ */
+export const BASE_BATCH_SETTLEMENT_FROM_BLOCK = 40_218_126n;
 export const CDP_DISCOVERY_URL = 'https://api.cdp.coinbase.com/platform/v2/x402/discovery/resources';
 
 /** `15m`, `90s`, `1h`, `2d`: a whole positive count of a unit. */
@@ -151,6 +160,25 @@ export const CONFIG_KEYS = [
     arg: 'N',
     meaning: 'compute as of this block',
     shown: 'the `finalized` block',
+    schema: z
+      .string()
+      .transform((text, ctx) => {
+        if (!/^(0|[1-9][0-9]*)$/.test(text.trim()))
+          ctx.addIssue({
+            code: 'custom',
+            message: `must be a block number (a whole number), got ${JSON.stringify(text.slice(0, 40))}`,
+          });
+        return /^[0-9]+$/.test(text.trim()) ? BigInt(text.trim()) : 0n;
+      })
+      .optional(),
+  },
+  {
+    env: 'BATCH_SETTLEMENT_FROM_BLOCK',
+    flag: 'batch-settlement-from-block',
+    arg: 'N',
+    meaning:
+      "block the batch-settlement contract's `ChannelCreated` logs are read from: its deployment block or any block below (for local chains)",
+    shown: `${BASE_BATCH_SETTLEMENT_FROM_BLOCK} on chain 8453, else 0`,
     schema: z
       .string()
       .transform((text, ctx) => {

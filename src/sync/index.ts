@@ -21,7 +21,7 @@ import { syncStreams, type StreamStats } from './streams.ts';
 export { utcDayStart } from './ranges.ts';
 export { rollbackReorgs } from './reorg.ts';
 export { loadCoverage, storeChunk } from './store.ts';
-export { syncStreams, type StreamStats } from './streams.ts';
+export { channelsFromBlock, FUNDING_LOOKBACK_SECONDS, syncStreams, type StreamStats } from './streams.ts';
 
 export interface SyncProgress {
   /** Chunks stored so far in this sync. */

@@ -50,6 +50,27 @@ import {
  * stream, sized by ChunkSizer like the USDC stream's.
  */
 
+/**
+ * funding_lookback_seconds of method 3.0.0 (SPEC "External revenue"): how much further back than
+ * the window the sellers' outgoing transfers are held.
+ */
+export const FUNDING_LOOKBACK_SECONDS = 2_592_000;
+
+/**
+ * The block ChannelCreated is read from: the setting when given; else, on Base, the documented
+ * lower bound of the contract's deployment (BASE_BATCH_SETTLEMENT_FROM_BLOCK), except on a chain
+ * that has not reached it (a local chain that says it is 8453, as the dev chain does), and 0 on
+ * any other chain.
+ */
+export function channelsFromBlock(
+  setting: bigint | undefined,
+  chain: { chainId: number; baseChainId: number; baseFromBlock: bigint; asOfBlock: bigint },
+): bigint {
+  if (setting !== undefined) return setting;
+  if (chain.chainId !== chain.baseChainId) return 0n;
+  return chain.baseFromBlock <= chain.asOfBlock ? chain.baseFromBlock : 0n;
+}
+
 export interface StreamsOptions {
   usdcAddress: string;
   /** Lowercase, distinct. */
