@@ -9,6 +9,7 @@ export {
   CONFIG_FLAGS,
   CONFIG_KEYS,
   DURATION_PATTERN,
+  FUNDING_LOOKBACK_SECONDS,
 } from './keys.ts';
 
 type Keys = (typeof CONFIG_KEYS)[number];

@@ -13,6 +13,12 @@ export const BASE_USDC = '0x833589fcd6edb6e08f4c7c32d4f71b54bda02913';
  * below the deployment costs only empty eth_getLogs over ~14M blocks, once.
  */
 export const BASE_BATCH_SETTLEMENT_FROM_BLOCK = 40_218_126n;
+/**
+ * funding_lookback_seconds of method 3.0.0 (SPEC "External revenue"): how much further back than
+ * the window the sellers' outgoing transfers are held. Here because the sync (which reads them)
+ * and the prune (which drops them) both need it, and neither may import the method.
+ */
+export const FUNDING_LOOKBACK_SECONDS = 2_592_000;
 export const CDP_DISCOVERY_URL = 'https://api.cdp.coinbase.com/platform/v2/x402/discovery/resources';
 
 /** `15m`, `90s`, `1h`, `2d`: a whole positive count of a unit. */

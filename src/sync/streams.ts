@@ -50,11 +50,7 @@ import {
  * stream, sized by ChunkSizer like the USDC stream's.
  */
 
-/**
- * funding_lookback_seconds of method 3.0.0 (SPEC "External revenue"): how much further back than
- * the window the sellers' outgoing transfers are held.
- */
-export const FUNDING_LOOKBACK_SECONDS = 2_592_000;
+export { FUNDING_LOOKBACK_SECONDS } from '../config/index.ts';
 
 /**
  * The block ChannelCreated is read from: the setting when given; else, on Base, the documented
