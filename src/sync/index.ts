@@ -17,6 +17,7 @@ import { batches, utcDayStart } from './ranges.ts';
 import { rollbackReorgs } from './reorg.ts';
 import { deleteCoverage, loadCoverage, storeChunk } from './store.ts';
 import { syncStreams, type StreamStats } from './streams.ts';
+import { reclassRunPairings } from './streams-store.ts';
 
 export { utcDayStart } from './ranges.ts';
 export { rollbackReorgs } from './reorg.ts';
@@ -209,28 +210,36 @@ export async function syncChain(db: Kysely<Schema>, client: ChainClient, options
   // During a backfill the fact tables grow from few rows to many: each chunk's statements are
   // planned on statistics of the tables as they were at the last ANALYZE, so the statistics are
   // refreshed each time the transfers this sync added have doubled (about 8 times at 200k).
-  if (options.streams) {
-    stats.streams = await syncStreams(db, client, {
-      usdcAddress: options.usdcAddress,
-      sellers,
-      asOf,
-      windowSeconds: options.windowSeconds,
-      lookbackSeconds: options.streams.lookbackSeconds,
-      channelsFromBlock: options.streams.channelsFromBlock,
-      runSeq,
-      log,
-      run,
-      signal,
-      blocks,
-      limit: context.limit,
-      blockRange,
-      chunkLogs: chunkTransfers,
-      sellerBatchSize: options.sellerBatchSize ?? 500,
-      parallelBatches: options.parallelBatches ?? 4,
-      ...(options.streams.receipts ? { receipts: options.streams.receipts } : {}),
-      ...(options.streams.onChunk ? { onChunk: options.streams.onChunk } : {}),
-    });
-  }
+  // Method 3.0.0's streams run beside the USDC stream, under the same request limit (the sync is
+  // bound by round trips: in sequence they added their whole time to the run's). A transfer and
+  // the proxy pairing that classes it may then be stored by concurrent transactions: the last
+  // pass below (reclassRunPairings) settles it once both are in.
+  const streamsDone = options.streams
+    ? syncStreams(db, client, {
+        usdcAddress: options.usdcAddress,
+        sellers,
+        asOf,
+        windowSeconds: options.windowSeconds,
+        lookbackSeconds: options.streams.lookbackSeconds,
+        channelsFromBlock: options.streams.channelsFromBlock,
+        runSeq,
+        log,
+        run,
+        signal,
+        blocks,
+        limit: context.limit,
+        blockRange,
+        chunkLogs: chunkTransfers,
+        sellerBatchSize: options.sellerBatchSize ?? 500,
+        parallelBatches: options.parallelBatches ?? 4,
+        ...(options.streams.receipts ? { receipts: options.streams.receipts } : {}),
+        ...(options.streams.onChunk ? { onChunk: options.streams.onChunk } : {}),
+      }).catch((error: unknown) => {
+        failure.abort(error); // stop the USDC stream's batches at their next step
+        throw error;
+      })
+    : undefined;
+  streamsDone?.catch(() => {}); // awaited below
   let analyzedAt = 0;
   let analyzing = false;
   const midAnalyze = async () => {
@@ -300,8 +309,14 @@ export async function syncChain(db: Kysely<Schema>, client: ChainClient, options
       }),
     ),
   );
-  const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  const streamsResult = streamsDone ? await Promise.allSettled([streamsDone]) : [];
+  // The first failure is the cause; the others were stopped by it.
+  const failed = [...streamsResult, ...results].find((r): r is PromiseRejectedResult => r.status === 'rejected');
   if (failed) throw failed.reason;
+  if (streamsDone) {
+    stats.streams = await streamsDone;
+    stats.streams.reclassed += await reclassRunPairings(db, runSeq);
+  }
 
   await assertCovered(db, sellers, dayStart, asOf.number);
   await analyzeAfterBackfill(db, stats.transfers, log);

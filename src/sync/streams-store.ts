@@ -1,4 +1,4 @@
-import { sql, type Kysely, type Transaction } from 'kysely';
+import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
 import type { BlockRecord, ChannelCreatedLog, ClaimedLog, ProxySettlement, TransferLog } from '../chain/index.ts';
 import type { Schema } from '../db/index.ts';
 import { coverFactPartitions, createStagingTables, kyselyRunner, loadFacts } from '../db/load-facts.ts';
@@ -178,31 +178,53 @@ export async function storeProxyChunk(
         returning 1)
       select count(*)::int4 as n from stored`.execute(trx);
     // Transfers stored before their pairing (a database synced before this stream existed, or a
-    // stream rolled back by a reorg and read again): the first proxy log pairing each decides.
-    const reclassed = await sql<{ n: number }>`
-      with pairing as (
-        select distinct on (p.tx_hash, p.block_hash, p.transfer_log_index)
-               p.block_number, p.block_hash, p.tx_hash, p.transfer_log_index, p.log_index, p.class
-          from x402_proxy_pairings p
-         where p.removed_seq is null
-           and p.block_number between ${write.step.from.block.toString()}::int8 and ${write.step.toBlock.toString()}::int8
-         order by p.tx_hash, p.block_hash, p.transfer_log_index, p.log_index
-      ), changed as (
-        update transfers x set class = pairing.class, pair_log_index = pairing.log_index
-          from pairing
-          join blocks b
-            on b.block_id between pairing.block_number * 1048576 and pairing.block_number * 1048576 + 1048575
-           and b.block_hash = pairing.block_hash
-           and b.removed_seq is null
-         where x.block_id = b.block_id
-           and x.log_index = pairing.transfer_log_index
-           and x.tx_hash = pairing.tx_hash
-           and x.class = 0
-        returning 1)
-      select count(*)::int4 as n from changed`.execute(trx);
+    // stream rolled back by a reorg and read again) get their class now.
+    const reclassed = await reclassPaired(
+      trx,
+      sql`p.block_number between ${write.step.from.block.toString()}::int8 and ${write.step.toBlock.toString()}::int8`,
+    );
     await advanceStream(trx, 'x402_proxies', write.step);
-    return { pairings: Number(stored.rows[0]?.n ?? 0), reclassed: Number(reclassed.rows[0]?.n ?? 0) };
+    return { pairings: Number(stored.rows[0]?.n ?? 0), reclassed };
   });
+}
+
+/**
+ * Gives the live class-0 transfers that a live pairing (of those `which` selects) names their
+ * class 2 or 3; the first proxy log pairing a transfer decides (EIP-3009's class 1 is never
+ * changed). Returns how many changed.
+ */
+async function reclassPaired(db: Kysely<Schema> | Transaction<Schema>, which: RawBuilder<unknown>): Promise<number> {
+  const { rows } = await sql<{ n: number }>`
+    with pairing as (
+      select distinct on (p.tx_hash, p.block_hash, p.transfer_log_index)
+             p.block_number, p.block_hash, p.tx_hash, p.transfer_log_index, p.log_index, p.class
+        from x402_proxy_pairings p
+       where p.removed_seq is null and ${which}
+       order by p.tx_hash, p.block_hash, p.transfer_log_index, p.log_index
+    ), changed as (
+      update transfers x set class = pairing.class, pair_log_index = pairing.log_index
+        from pairing
+        join blocks b
+          on b.block_id between pairing.block_number * 1048576 and pairing.block_number * 1048576 + 1048575
+         and b.block_hash = pairing.block_hash
+         and b.removed_seq is null
+       where x.block_id = b.block_id
+         and x.log_index = pairing.transfer_log_index
+         and x.tx_hash = pairing.tx_hash
+         and x.class = 0
+      returning 1)
+    select count(*)::int4 as n from changed`.execute(db);
+  return Number(rows[0]?.n ?? 0);
+}
+
+/**
+ * The sync's last pass (src/sync/index.ts): the USDC stream and the proxies' stream run side by
+ * side, so a transfer and its pairing stored by concurrent transactions may each have missed the
+ * other (neither sees the other's uncommitted row). Once both are stored, the pairings of this run
+ * class the transfers still at 0. One statement over this run's pairings (few).
+ */
+export function reclassRunPairings(db: Kysely<Schema>, runSeq: bigint): Promise<number> {
+  return reclassPaired(db, sql`p.added_seq = ${runSeq.toString()}::int8`);
 }
 
 /** The rows ChannelCreated adds: addresses, the channel once, and the log itself. */

@@ -33,14 +33,15 @@ import {
 
 /**
  * The sync of method 3.0.0's streams (SPEC section 2, "Method 3.0.0", "Coverage"; issue 22), run
- * by syncChain after the reorg walk and before the USDC stream:
+ * by syncChain after the reorg walk, beside the USDC stream:
  * - `x402_channels`: every ChannelCreated of the batch contract from its deployment block on
  *   (`channelsFromBlock`), once, then chunk by chunk as the head moves;
  * - `x402_claims`: its Claimed logs over the window, after the channels (a claim needs its
  *   channel's config, logged before it on chain);
- * - `x402_proxies`: the Permit2 proxies' settlements over the window, paired through receipts,
- *   before the USDC stream, so that the USDC stream stores each transfer with its class (and a
- *   transfer already stored gets its class when its pairing comes: streams-store.ts);
+ * - `x402_proxies`: the Permit2 proxies' settlements over the window, paired through receipts; a
+ *   transfer stored after its pairing is stored with its class (store_chunk.sql), one stored
+ *   before gets it when the pairing is stored, and syncChain's last pass (reclassRunPairings)
+ *   covers the two stored at once by concurrent transactions;
  * - `seller_outgoing`: each seller's outgoing USDC Transfers over the window plus
  *   `lookbackSeconds` further back, with its own coverage per seller.
  * The guarantees are the USDC stream's: each chunk is stored with its coverage step in one

@@ -127,7 +127,14 @@ async function nextSeq(db: Kysely<Schema>): Promise<bigint> {
 
 async function sync(
   db: Kysely<Schema>,
-  options: { asOf?: AsOf; confirmations?: number; blockRange?: number; onChunk?: (s: string) => void } = {},
+  options: {
+    asOf?: AsOf;
+    confirmations?: number;
+    blockRange?: number;
+    onChunk?: (s: string) => void;
+    /** Without the 3.0.0 streams: the USDC stream alone, as before issue 22. */
+    noStreams?: boolean;
+  } = {},
 ) {
   const client = createChainClient({ rpcUrls: [x.anvil.url], chainId: 8453, retryCount: 1, retryDelayMs: 5 });
   const asOf = options.asOf ?? (await resolveAsOf(client, { confirmations: options.confirmations ?? 0 }));
@@ -146,6 +153,7 @@ async function sync(
       ...(options.onChunk ? { onChunk: options.onChunk } : {}),
     },
   };
+  if (options.noStreams) delete sync.streams;
   const stats = await syncChain(db, client, sync);
   return { asOf, runSeq, stats };
 }
@@ -255,6 +263,26 @@ describe.each(backends())('sync of the x402 streams on anvil ($backend)', ({ bac
     const again = await sync(db.db, { asOf });
     expect(await dump(db.db)).toEqual(before);
     expect(again.stats.streams).toMatchObject({ proxyPairings: 0, claims: 0, channelsCreated: 0, outgoing: 0 });
+  });
+
+  it('behavior: transfers stored before the proxies were read (an older database) get their class when the pairings are stored', async () => {
+    const older = await freshDatabase(backend);
+    try {
+      const client = createChainClient({ rpcUrls: [x.anvil.url], chainId: 8453 });
+      const asOf = await resolveAsOf(client, { confirmations: 0 });
+      await sync(older.db, { asOf, noStreams: true });
+      const classes = async () =>
+        (await sql<{ c: number }>`select class as c from transfers order by class`.execute(older.db)).rows.map(
+          (r) => r.c,
+        );
+      expect(await classes()).toEqual([0, 0, 0]);
+      const { stats } = await sync(older.db, { asOf });
+      // exact, exact with permit: 2; upto: 3 (the rows themselves are checked in the test above).
+      expect(await classes()).toEqual([2, 2, 3]);
+      expect(stats.streams?.reclassed).toBe(3);
+    } finally {
+      await older.close();
+    }
   });
 
   it('edge: a zero claim is not stored, and a non-USDC channel claim beyond 2^63 is skipped, not refused', async () => {
