@@ -100,7 +100,12 @@ export const FIELD_MEANINGS: Readonly<Record<string, string>> = {
   farm_top_payer_min_payments: 'fewest payments before the top-payer rule applies',
   digest_period_seconds: 'length of a digest period (method 2.x): 3600, one hour',
   // sources
-  name: 'which source: catalog or base_usdc',
+  name: 'which source: catalog, base_usdc, or a stream of method 3.0.0 (x402_proxies, x402_claims, x402_channels, seller_outgoing)',
+  contracts: 'the contracts whose logs this stream reads (lowercase 0x hex)',
+  topic0: 'the topic0 of the events this stream reads, selected with the contracts (never by event name)',
+  from_block: "the stream is held from this block on: the batch contract's deployment block, or a block below it",
+  covers_from:
+    "the stream is held from this time on (the window's first UTC day, or funding_lookback_seconds before it)",
   items: 'items in the catalog read',
   rejected: 'items rejected, each with its reason (bundle: catalog_rejects.ndjson)',
   fetched_at: 'when the catalog was read',
