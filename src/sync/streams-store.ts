@@ -60,8 +60,9 @@ async function storeBlocks(trx: Transaction<Schema>, blocks: StreamBlocks, runSe
  * One block stored for the reorg walk only (most chunks of these streams hold no log): a version
  * stamped with this run's seq unless a live one with the same hash is stored, numbered as
  * load_facts.sql numbers versions (the highest stored version + 1). One statement instead of
- * the staging tables and load_facts.sql's four: on the loaded test machine a 20k-payment whole run
- * spent most of the streams' time in the round trips of the ~80 empty chunks' statements.
+ * the staging tables and load_facts.sql's four, for the ~80 empty chunks of a 20k-payment whole
+ * run (docs/benchmarks.md, "Method 3.0.0's streams in a whole run": its effect on the ratio was
+ * within that machine's noise).
  */
 async function markBlock(trx: Transaction<Schema>, block: BlockRecord, runSeq: bigint): Promise<void> {
   const n = block.number.toString();
