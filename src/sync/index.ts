@@ -17,7 +17,7 @@ import { batches, utcDayStart } from './ranges.ts';
 import { rollbackReorgs } from './reorg.ts';
 import { deleteCoverage, loadCoverage, storeChunk } from './store.ts';
 import { syncStreams, type StreamStats } from './streams.ts';
-import { reclassRunPairings } from './streams-store.ts';
+import { reclassAllPairings } from './streams-store.ts';
 
 export { utcDayStart } from './ranges.ts';
 export { rollbackReorgs } from './reorg.ts';
@@ -213,7 +213,7 @@ export async function syncChain(db: Kysely<Schema>, client: ChainClient, options
   // Method 3.0.0's streams run beside the USDC stream, under the same request limit (the sync is
   // bound by round trips: in sequence they added their whole time to the run's). A transfer and
   // the proxy pairing that classes it may then be stored by concurrent transactions: the last
-  // pass below (reclassRunPairings) settles it once both are in.
+  // pass below (reclassAllPairings) settles it once both are in.
   const streamsDone = options.streams
     ? syncStreams(db, client, {
         usdcAddress: options.usdcAddress,
@@ -315,7 +315,7 @@ export async function syncChain(db: Kysely<Schema>, client: ChainClient, options
   if (failed) throw failed.reason;
   if (streamsDone) {
     stats.streams = await streamsDone;
-    stats.streams.reclassed += await reclassRunPairings(db, runSeq);
+    stats.streams.reclassed += await reclassAllPairings(db);
   }
 
   await assertCovered(db, sellers, dayStart, asOf.number);

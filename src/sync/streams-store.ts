@@ -249,11 +249,14 @@ async function reclassPaired(db: Kysely<Schema> | Transaction<Schema>, which: Ra
 /**
  * The sync's last pass (src/sync/index.ts): the USDC stream and the proxies' stream run side by
  * side, so a transfer and its pairing stored by concurrent transactions may each have missed the
- * other (neither sees the other's uncommitted row). Once both are stored, the pairings of this run
- * class the transfers still at 0. One statement over this run's pairings (few).
+ * other (neither sees the other's uncommitted row). Once both streams are stored, every live
+ * pairing classes the transfers still at 0 that it names. Every pairing, not only this run's: a
+ * run killed after storing both and before this pass leaves such a transfer, and the next run
+ * reads neither again (the test of killed runs found it). One statement; the pairings are one row
+ * per proxy settlement of the window, each an index probe into `blocks` and `transfers`.
  */
-export function reclassRunPairings(db: Kysely<Schema>, runSeq: bigint): Promise<number> {
-  return reclassPaired(db, sql`p.added_seq = ${runSeq.toString()}::int8`);
+export function reclassAllPairings(db: Kysely<Schema>): Promise<number> {
+  return reclassPaired(db, sql`true`);
 }
 
 /** The rows ChannelCreated adds: addresses, the channel once, and the log itself. */

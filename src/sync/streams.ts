@@ -40,7 +40,7 @@ import {
  *   channel's config, logged before it on chain);
  * - `x402_proxies`: the Permit2 proxies' settlements over the window, paired through receipts; a
  *   transfer stored after its pairing is stored with its class (store_chunk.sql), one stored
- *   before gets it when the pairing is stored, and syncChain's last pass (reclassRunPairings)
+ *   before gets it when the pairing is stored, and syncChain's last pass (reclassAllPairings)
  *   covers the two stored at once by concurrent transactions;
  * - `seller_outgoing`: each seller's outgoing USDC Transfers over the window plus
  *   `lookbackSeconds` further back, with its own coverage per seller.
