@@ -17,6 +17,8 @@
 -- logs of its transaction, so they are always in the same chunk. The pairing log is the first such
 -- AuthorizationUsed (lowest log index); its nonce is kept. AuthorizationUsed logs that pair no
 -- transfer decide nothing and are not kept.
+-- A transfer that no AuthorizationUsed pairs but a Permit2 proxy log does is class 2 (exact) or 3
+-- (upto), pair_log_index the proxy log's index (method 3.0.0; methods 1.x and 2.x read class 1).
 with b as (
   insert into x402_load_blocks (n, h, ts, added, removed)
   select s.n, s.h, s.ts, $1::int8, null
@@ -40,16 +42,31 @@ with b as (
   -- planned together, the probe (a subplan per transfer, costed high on the unanalyzed staging
   -- table) made Postgres pick a nested loop for this join, comparing every staged transfer with
   -- every staged authorization (~530,000 comparisons, ~75 ms a chunk of ~1,000 transfers).
-  select u.tx, u.li, u.h, u.n, u.ts, u.f, u.t, u.v, auth.li as pair_li, auth.no as nonce
+  select u.tx, u.li, u.h, u.n, u.ts, u.f, u.t, u.v, auth.li as pair_li, auth.no as nonce,
+         proxy.li as proxy_li, proxy.class as proxy_class
     from x402_stage_transfers u
     left join (select distinct on (a.tx, a.h, a.au) a.tx, a.h, a.au, a.li, a.no
                  from x402_stage_authorizations a
                 order by a.tx, a.h, a.au, a.li) auth
       on auth.tx = u.tx and auth.h = u.h and auth.au = u.f   -- rule 3
+    -- Method 3.0.0's classes 2 and 3 (docs/METHOD.md): a Permit2 proxy log of the same transaction
+    -- and block pairs this transfer (x402_proxy_pairings, stored by the proxies' stream from the
+    -- transaction's receipt); the first such proxy log when several pair it. EIP-3009 wins (SPEC
+    -- "Details"): the pairing counts only where no AuthorizationUsed does. One index probe per
+    -- staged transfer (x402_proxy_pairings_tx); the table holds one row per proxy settlement.
+    left join lateral (select p.log_index as li, p.class
+                         from x402_proxy_pairings p
+                        where p.tx_hash = decode(substr(u.tx, 3), 'hex')
+                          and p.transfer_log_index = u.li
+                          and p.block_hash = decode(substr(u.h, 3), 'hex')
+                          and p.removed_seq is null
+                        order by p.log_index
+                        limit 1) proxy on true
 ), t as (
   insert into x402_load_transfers (tx, li, h, n, ts, f, t, v, added, removed, class, pair_li, nonce)
   select u.tx, u.li, u.h, u.n, u.ts, u.f, u.t, u.v, $1::int8, null,
-         case when u.pair_li is null then 0 else 1 end, u.pair_li, u.nonce
+         case when u.pair_li is not null then 1 else coalesce(u.proxy_class, 0) end,
+         coalesce(u.pair_li, u.proxy_li), u.nonce
     from paired u
    where not exists (select 1
                        from blocks v

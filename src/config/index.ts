@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { CONFIG_KEYS } from './keys.ts';
 
 export {
+  BASE_BATCH_SETTLEMENT_FROM_BLOCK,
   BASE_CHAIN_ID,
   BASE_USDC,
   BATCH_SETTLEMENT_DEPLOYMENT_BLOCK,
@@ -9,6 +10,7 @@ export {
   CONFIG_FLAGS,
   CONFIG_KEYS,
   DURATION_PATTERN,
+  FUNDING_LOOKBACK_SECONDS,
 } from './keys.ts';
 
 type Keys = (typeof CONFIG_KEYS)[number];

@@ -5,13 +5,27 @@ import { redactUrl } from './redact.ts';
 export const BASE_CHAIN_ID = 8453;
 export const BASE_USDC = '0x833589fcd6edb6e08f4c7c32d4f71b54bda02913';
 /**
- * The block from which the batch-settlement contract's `ChannelCreated` logs are read (SPEC
- * "Coverage": every one since its deployment), as this build is configured: 0, the genesis block,
- * which no deployment can precede, so a read from it holds every `ChannelCreated` there is. A
- * constant of docs/METHOD.md and of /meta, which serves the value a 3.0.0 generation recorded in
- * its constants (`batch_settlement_deployment_block`), or this one when it recorded none.
+ * The block the sync reads the batch-settlement contract's `ChannelCreated` logs from on Base
+ * mainnet (docs/METHOD.md, "Method 3.0.0"). The contract's exact deployment block was not found
+ * in a public source (2026-11-27); this is a lower bound instead: Base block 40218126 is about
+ * 2026-01-01T00:00Z (genesis 2023-06-15T00:35:47Z, one block per 2 s), before any public trace of
+ * the batch-settlement scheme (its blog post: x402 pull request #2277, 2026-05-12). Reading from
+ * below the deployment costs only empty eth_getLogs over ~14M blocks, once.
  */
-export const BATCH_SETTLEMENT_DEPLOYMENT_BLOCK = 0;
+export const BASE_BATCH_SETTLEMENT_FROM_BLOCK = 40_218_126n;
+/**
+ * funding_lookback_seconds of method 3.0.0 (SPEC "External revenue"): how much further back than
+ * the window the sellers' outgoing transfers are held. Here because the sync (which reads them)
+ * and the prune (which drops them) both need it, and neither may import the method.
+ */
+export const FUNDING_LOOKBACK_SECONDS = 2_592_000;
+/**
+ * The batch contract's deployment block as docs/METHOD.md and /meta state it (SPEC "Coverage"):
+ * the lower bound above, which the sync reads `ChannelCreated` from on Base. /meta serves the value
+ * a 3.0.0 generation recorded in its constants (`batch_settlement_deployment_block`), or this one
+ * when it recorded none.
+ */
+export const BATCH_SETTLEMENT_DEPLOYMENT_BLOCK = Number(BASE_BATCH_SETTLEMENT_FROM_BLOCK);
 export const CDP_DISCOVERY_URL = 'https://api.cdp.coinbase.com/platform/v2/x402/discovery/resources';
 
 /** `15m`, `90s`, `1h`, `2d`: a whole positive count of a unit. */
@@ -159,6 +173,25 @@ export const CONFIG_KEYS = [
     arg: 'N',
     meaning: 'compute as of this block',
     shown: 'the `finalized` block',
+    schema: z
+      .string()
+      .transform((text, ctx) => {
+        if (!/^(0|[1-9][0-9]*)$/.test(text.trim()))
+          ctx.addIssue({
+            code: 'custom',
+            message: `must be a block number (a whole number), got ${JSON.stringify(text.slice(0, 40))}`,
+          });
+        return /^[0-9]+$/.test(text.trim()) ? BigInt(text.trim()) : 0n;
+      })
+      .optional(),
+  },
+  {
+    env: 'BATCH_SETTLEMENT_FROM_BLOCK',
+    flag: 'batch-settlement-from-block',
+    arg: 'N',
+    meaning:
+      "block the batch-settlement contract's `ChannelCreated` logs are read from: its deployment block or any block below (for local chains)",
+    shown: `${BASE_BATCH_SETTLEMENT_FROM_BLOCK} on chain 8453, else 0`,
     schema: z
       .string()
       .transform((text, ctx) => {

@@ -1,6 +1,7 @@
-import { sql, type Kysely, type Transaction } from 'kysely';
+import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
 import { ADDRESS_REFS } from '../db/address-refs.ts';
 import type { Schema } from '../db/schema.ts';
+import { FUNDING_LOOKBACK_SECONDS } from '../config/index.ts';
 
 export interface PruneResult {
   /** Generations deleted (published ones past retention, and unpublished leftovers). */
@@ -66,14 +67,24 @@ export async function pruneGenerations(db: Kysely<Schema>, retain: number): Prom
     if (oldestSeq?.seq != null) {
       // Block versions a reorg removed before every remaining generation's run, with their
       // transfers (addresses stay: the dictionary is only pruned with partitions, docs/data-model.md).
-      const gone = await sql<{ blocks: bigint; transfers: bigint }>`
+      const gone = await sql<{ blocks: bigint; transfers: bigint; claims: bigint }>`
         with versions as (
           delete from blocks where removed_seq <= ${oldestSeq.seq} returning block_id
         ), facts as (
           delete from transfers where block_id in (select block_id from versions) returning 1
+        ), claims as (
+          delete from batch_claims where block_id in (select block_id from versions) returning 1
         )
-        select (select count(*) from versions) as blocks, (select count(*) from facts) as transfers`.execute(trx);
-      removedFacts = Number(gone.rows[0]!.blocks) + Number(gone.rows[0]!.transfers);
+        select (select count(*) from versions) as blocks, (select count(*) from facts) as transfers,
+               (select count(*) from claims) as claims`.execute(trx);
+      removedFacts = Number(gone.rows[0]!.blocks) + Number(gone.rows[0]!.transfers) + Number(gone.rows[0]!.claims);
+      // The rows of method 3.0.0's streams that carry their own visibility, likewise.
+      for (const table of ['seller_outgoing', 'batch_channel_created', 'x402_proxy_pairings'] as const) {
+        const rows = await sql<{ n: bigint }>`
+          with gone as (delete from ${sql.table(table)} where removed_seq <= ${oldestSeq.seq} returning 1)
+          select count(*) as n from gone`.execute(trx);
+        removedFacts += Number(rows.rows[0]?.n ?? 0);
+      }
     }
     // Hour partials (method 2.0.0) and daily rows closed at or before the oldest remaining generation serve none.
     const oldest = await trx
@@ -87,6 +98,7 @@ export async function pruneGenerations(db: Kysely<Schema>, retain: number): Prom
     }
     // Last, as they lock the fact tables exclusively until commit (the evidence endpoint waits).
     const droppedPartitions = await dropFactPartitions(trx);
+    await dropOutgoingPartitions(trx);
     const addresses = droppedPartitions.length > 0 ? await pruneAddresses(trx) : 0;
     return {
       generations: deleted.map((r) => r.generation).sort((a, b) => a - b),
@@ -183,12 +195,81 @@ async function dropFactPartitions(trx: Transaction<Schema>): Promise<bigint[]> {
   }
   if (coveredFrom) {
     const top = coveredFrom.block.toString();
-    await sql`delete from seller_coverage where to_block < ${top}::int8`.execute(trx);
-    await sql`update seller_coverage
-                 set from_block = ${top}::int8, from_ts = greatest(from_ts, ${coveredFrom.ts.toString()}::int8)
-               where from_block < ${top}::int8`.execute(trx);
+    await moveCoverage(trx, sql`seller_coverage`, coveredFrom);
+    // The window streams' rows went with the partitions (claims) or go now (the proxy pairings,
+    // which only the dropped transfers needed): their coverage moves as the sellers' does. The
+    // channels' stream keeps every ChannelCreated from deployment on and is never moved.
+    await moveCoverage(trx, sql`stream_coverage`, coveredFrom, sql`stream in ('x402_proxies', 'x402_claims')`);
+    await sql`delete from x402_proxy_pairings where block_number < ${top}::int8`.execute(trx);
   }
   return dropped;
+}
+
+/**
+ * Moves a coverage table past dropped blocks (below `to.block`, the latest dropped one at
+ * `to.ts - 1`): a row covered only below them goes, the others start after them, so coverage never
+ * claims rows that are gone, and a run whose window reaches back there reads them again.
+ */
+async function moveCoverage(
+  trx: Transaction<Schema>,
+  table: RawBuilder<unknown>,
+  to: { block: bigint; ts: bigint },
+  where: RawBuilder<unknown> = sql`true`,
+): Promise<void> {
+  const top = to.block.toString();
+  await sql`delete from ${table} where to_block < ${top}::int8 and ${where}`.execute(trx);
+  await sql`update ${table}
+               set from_block = ${top}::int8, from_ts = greatest(from_ts, ${to.ts.toString()}::int8)
+             where from_block < ${top}::int8 and ${where}`.execute(trx);
+}
+
+/**
+ * Drops every partition of `seller_outgoing` (migration 0029, bounds in block numbers) that is
+ * not the newest and whose rows are all older than H - funding_lookback_seconds, H being the
+ * least `market_from_ts` of the remaining generations (as dropFactPartitions): a payment at or
+ * after H may be tested against a transfer up to the lookback before it. Then
+ * seller_outgoing_coverage moves past the dropped blocks. An empty partition is dropped when a
+ * newer one was (its range lies wholly below: no row of it could be newer).
+ */
+async function dropOutgoingPartitions(trx: Transaction<Schema>): Promise<bigint[]> {
+  const horizon = await trx
+    .selectFrom('generations')
+    .select((eb) => eb.fn.min('market_from_ts').as('ts'))
+    .executeTakeFirst();
+  if (horizon?.ts == null) return [];
+  const h = BigInt(horizon.ts) - BigInt(FUNDING_LOOKBACK_SECONDS);
+  const { rows: parts } = await sql<{ name: string; bound: string }>`
+    select c.relname as name, pg_get_expr(c.relpartbound, c.oid) as bound
+      from pg_inherits i
+      join pg_class c on c.oid = i.inhrelid
+      join pg_class p on p.oid = i.inhparent
+      join pg_namespace n on n.oid = p.relnamespace
+     where n.nspname = current_schema() and p.relname = 'seller_outgoing'`.execute(trx);
+  const ranges = parts
+    .map((r) => {
+      const bound = /^FOR VALUES FROM \('?(-?\d+)'?\) TO \('?(-?\d+)'?\)$/.exec(r.bound);
+      if (!bound)
+        throw new Error(`the partition ${r.name} of seller_outgoing has a bound prune does not know: ${r.bound}`);
+      return { name: r.name, from: BigInt(bound[1]!), to: BigInt(bound[2]!) };
+    })
+    .sort((a, b) => (a.from < b.from ? -1 : a.from > b.from ? 1 : 0));
+  // Newest first, so that an empty partition is dropped only below a dropped one.
+  const dropped: bigint[] = [];
+  let coveredFrom: { block: bigint; ts: bigint } | undefined;
+  let newerDropped = false;
+  for (const range of ranges.slice(0, -1).reverse()) {
+    const { rows } = await sql<{ ts: string | null }>`
+      select max(block_timestamp)::text as ts from ${sql.table(range.name)}`.execute(trx);
+    const latest = rows[0]!.ts === null ? null : BigInt(rows[0]!.ts);
+    if (latest === null ? !newerDropped : latest >= h) continue;
+    newerDropped = true;
+    await sql`alter table seller_outgoing detach partition ${sql.table(range.name)}`.execute(trx);
+    await sql`drop table ${sql.table(range.name)}`.execute(trx);
+    dropped.push(range.from);
+    coveredFrom ??= { block: range.to, ts: (latest ?? 0n) + 1n };
+  }
+  if (coveredFrom) await moveCoverage(trx, sql`seller_outgoing_coverage`, coveredFrom);
+  return dropped.reverse();
 }
 
 /**

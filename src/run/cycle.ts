@@ -15,6 +15,8 @@ import { METHOD_CONSTANTS } from '../method/constants.ts';
 import { sellersOf, syncAndCompute } from './generation.ts';
 import { acquireRunLock, type HeldLock } from './lock.ts';
 import { buildSources } from './sources.ts';
+import { BASE_BATCH_SETTLEMENT_FROM_BLOCK, BASE_CHAIN_ID } from '../config/index.ts';
+import { channelsFromBlock, FUNDING_LOOKBACK_SECONDS, utcDayStart } from '../sync/index.ts';
 
 export type { AsOf } from '../lib/as-of.ts';
 
@@ -152,6 +154,17 @@ export async function runCycle(
     const readAt = new Date();
     const { publishAs, finalBlock } = await checkAsOfAgainstLive(db, config, asOf, options.makeLatest ?? false);
 
+    // Method 3.0.0's streams are synced on every run (cheap when empty: src/sync/streams.ts), so
+    // that a 3.0.0 generation finds them covered whichever method computes.
+    const streams = {
+      lookbackSeconds: FUNDING_LOOKBACK_SECONDS,
+      channelsFromBlock: channelsFromBlock(config.BATCH_SETTLEMENT_FROM_BLOCK, {
+        chainId: config.CHAIN_ID,
+        baseChainId: BASE_CHAIN_ID,
+        baseFromBlock: BASE_BATCH_SETTLEMENT_FROM_BLOCK,
+        asOfBlock: asOf.number,
+      }),
+    };
     const sources = buildSources(
       {
         source: catalog.source,
@@ -167,6 +180,11 @@ export async function runCycle(
         indexedToBlock: asOf.number,
         indexedToTimestamp: asOf.timestamp,
         now: readAt,
+      },
+      {
+        windowDayStart: utcDayStart(asOf.timestamp - BigInt(METHOD_CONSTANTS.window_seconds)),
+        lookbackSeconds: streams.lookbackSeconds,
+        channelsFromBlock: streams.channelsFromBlock,
       },
     );
     const syncStarted = performance.now();
@@ -184,6 +202,8 @@ export async function runCycle(
         ...(config.CONFIRMATIONS !== undefined ? { confirmations: config.CONFIRMATIONS } : {}),
         ...(finalBlock !== undefined ? { finalBlock } : {}),
         ...(options.signal ? { signal: options.signal } : {}),
+        // A synchronous hook can stop the run between two stored chunks of a stream (tests).
+        streams: { ...streams, onChunk: (stream) => void hook(`sync:stream:${stream}`) },
         onProgress: (p) => {
           progress(
             `sync ${progressBar(Number(p.blocks), Number(p.totalBlocks), performance.now() - syncStarted, 'blocks')} (blocks ${p.fromBlock}-${p.toBlock})`,

@@ -30,7 +30,9 @@ export interface SyncAndComputeOptions {
   methodVersion?: string;
   log?: Logger;
   /** Sync options a run adds (confirmations, finalBlock, signal, progress). */
-  sync?: Partial<Pick<SyncOptions, 'concurrency' | 'confirmations' | 'finalBlock' | 'signal' | 'onProgress'>>;
+  sync?: Partial<
+    Pick<SyncOptions, 'concurrency' | 'confirmations' | 'finalBlock' | 'signal' | 'onProgress' | 'streams'>
+  >;
   afterStep?: (step: string) => void | Promise<void>;
   /** Wraps the two stages (timing, hooks); default: runs them. */
   stage?: <T>(name: 'sync' | 'compute', work: () => Promise<T>) => Promise<T>;

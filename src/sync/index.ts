@@ -17,10 +17,13 @@ import { ChunkSizer, chunkAt } from './chunk-size.ts';
 import { batches, utcDayStart } from './ranges.ts';
 import { rollbackReorgs } from './reorg.ts';
 import { deleteCoverage, loadCoverage, storeChunk } from './store.ts';
+import { syncStreams, type StreamStats } from './streams.ts';
+import { reclassAllPairings } from './streams-store.ts';
 
 export { utcDayStart } from './ranges.ts';
 export { rollbackReorgs } from './reorg.ts';
 export { loadCoverage, storeChunk } from './store.ts';
+export { channelsFromBlock, FUNDING_LOOKBACK_SECONDS, syncStreams, type StreamStats } from './streams.ts';
 
 export interface SyncProgress {
   /** Chunks stored so far in this sync. */
@@ -79,6 +82,19 @@ export interface SyncOptions {
   parallelBatches?: number;
   /** Called after each stored chunk (progress display; tests stop runs here). */
   onProgress?: (progress: SyncProgress) => void;
+  /**
+   * Method 3.0.0's streams (src/sync/streams.ts), synced after the reorg walk and before the USDC
+   * stream, over the same as-of point, requests limit and headers. Without it they are not read.
+   */
+  streams?: {
+    /** funding_lookback_seconds (2592000). */
+    lookbackSeconds: number;
+    /** The batch contract's deployment block (BATCH_SETTLEMENT_FROM_BLOCK). */
+    channelsFromBlock: bigint;
+    receipts?: 'transaction' | 'block';
+    /** Called after each stored chunk of a stream (tests stop runs here). */
+    onChunk?: (stream: string) => void;
+  };
 }
 
 export interface SyncStats {
@@ -92,6 +108,8 @@ export interface SyncStats {
   /** Stored blocks found orphaned by a reorg and rolled back. */
   reorgedBlocks: number;
   indexedToBlock: bigint;
+  /** Method 3.0.0's streams, when synced (SyncOptions.streams). */
+  streams?: StreamStats;
 }
 
 interface Batch {
@@ -193,6 +211,36 @@ export async function syncChain(db: Kysely<Schema>, client: ChainClient, options
   // During a backfill the fact tables grow from few rows to many: each chunk's statements are
   // planned on statistics of the tables as they were at the last ANALYZE, so the statistics are
   // refreshed each time the transfers this sync added have doubled (about 8 times at 200k).
+  // Method 3.0.0's streams run beside the USDC stream, under the same request limit (the sync is
+  // bound by round trips: in sequence they added their whole time to the run's). A transfer and
+  // the proxy pairing that classes it may then be stored by concurrent transactions: the last
+  // pass below (reclassAllPairings) settles it once both are in.
+  const streamsDone = options.streams
+    ? syncStreams(db, client, {
+        usdcAddress: options.usdcAddress,
+        sellers,
+        asOf,
+        windowSeconds: options.windowSeconds,
+        lookbackSeconds: options.streams.lookbackSeconds,
+        channelsFromBlock: options.streams.channelsFromBlock,
+        runSeq,
+        log,
+        run,
+        signal,
+        blocks,
+        limit: context.limit,
+        blockRange,
+        chunkLogs: chunkTransfers,
+        sellerBatchSize: options.sellerBatchSize ?? 500,
+        parallelBatches: options.parallelBatches ?? 4,
+        ...(options.streams.receipts ? { receipts: options.streams.receipts } : {}),
+        ...(options.streams.onChunk ? { onChunk: options.streams.onChunk } : {}),
+      }).catch((error: unknown) => {
+        failure.abort(error); // stop the USDC stream's batches at their next step
+        throw error;
+      })
+    : undefined;
+  streamsDone?.catch(() => {}); // awaited below
   let analyzedAt = 0;
   let analyzing = false;
   const midAnalyze = async () => {
@@ -262,8 +310,14 @@ export async function syncChain(db: Kysely<Schema>, client: ChainClient, options
       }),
     ),
   );
-  const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  const streamsResult = streamsDone ? await Promise.allSettled([streamsDone]) : [];
+  // The first failure is the cause; the others were stopped by it.
+  const failed = [...streamsResult, ...results].find((r): r is PromiseRejectedResult => r.status === 'rejected');
   if (failed) throw failed.reason;
+  if (streamsDone) {
+    stats.streams = await streamsDone;
+    stats.streams.reclassed += await reclassAllPairings(db);
+  }
 
   await assertCovered(db, sellers, dayStart, asOf.number);
   await analyzeAfterBackfill(db, stats.transfers, log);

@@ -4,6 +4,11 @@ import type { Schema } from '../db/index.ts';
 import { TemporaryError } from '../lib/errors.ts';
 import type { Logger } from '../lib/log.ts';
 
+/** The stream tables whose rows carry their own block number, hash and visibility. */
+const STREAM_ROW_TABLES = ['seller_outgoing', 'batch_channel_created', 'x402_proxy_pairings'] as const;
+/** Every coverage table: [from_block, to_block] per seller or stream. */
+const COVERAGE_TABLES = ['seller_coverage', 'stream_coverage', 'seller_outgoing_coverage'] as const;
+
 export interface ReorgResult {
   /** Stored blocks found no longer canonical and marked removed. */
   orphanedBlocks: number;
@@ -14,8 +19,8 @@ export interface ReorgResult {
 /**
  * Finds stored blocks (above the as-of block too) that are no longer canonical and rolls their
  * facts back: their live block versions get removed_seq = runSeq, and with them every transfer
- * stored in them (never deleted: published generations keep seeing their rows), and every
- * seller's coverage is pulled back to the newest stored block still canonical, so the sync fetches
+ * stored in them (never deleted: published generations keep seeing their rows), the rows of
+ * method 3.0.0's streams stored from there up, and every seller's and stream's coverage is pulled back to the newest stored block still canonical, so the sync fetches
  * the new branch from there (a log that was orphaned and is canonical again is stored again, as a
  * new row: migration 0004). Walks the
  * stored blocks from the newest down and stops at the first one still canonical (everything below
@@ -102,10 +107,19 @@ export async function rollbackReorgs(
                where b.removed_seq is null
                  and b.block_id between o.n * 1048576 and o.n * 1048576 + 1048575
                  and b.block_hash = decode(substr(o.h, 3), 'hex')`.execute(tx);
+    // The rows of method 3.0.0's streams that carry their own block (migrations 0029, 0032) are
+    // marked removed from resumeFrom up, as their blocks are: each stream stores its chunks' last
+    // blocks in `blocks` (src/sync/streams-store.ts), so every row above the newest canonical
+    // stored block lies in a replaced block or in one the stream reads again from resumeFrom (a
+    // row read again is stored again, as a new row). Claims and transfers follow their blocks.
+    for (const table of STREAM_ROW_TABLES)
+      await sql`update ${sql.table(table)} set removed_seq = ${seq}::int8
+                 where removed_seq is null and block_number >= ${resumeFrom.toString()}::int8`.execute(tx);
     // Coverage [from_block, to_block] keeps only what lies below resumeFrom (possibly nothing).
-    await sql`update seller_coverage
-                 set to_block = least(to_block, greatest(from_block, ${resumeFrom.toString()}::int8) - 1)
-               where to_block >= ${resumeFrom.toString()}::int8`.execute(tx);
+    for (const table of COVERAGE_TABLES)
+      await sql`update ${sql.table(table)}
+                   set to_block = least(to_block, greatest(from_block, ${resumeFrom.toString()}::int8) - 1)
+                 where to_block >= ${resumeFrom.toString()}::int8`.execute(tx);
   });
   options.log?.warn(
     { forkBlock: fork.toString(), resumeFrom: resumeFrom.toString(), orphanedBlocks: orphaned.length },

@@ -1,31 +1,25 @@
-import type { PaymentPayload, PaymentRequirements } from '@x402/core/types';
+import type { PaymentRequirements } from '@x402/core/types';
 import {
   computeChannelId,
   createBatchSettlementEIP3009DepositPayload,
   signVoucher,
 } from '@x402/evm/batch-settlement/client';
-import { createPermit2ApprovalTx, ExactEvmScheme as ExactClient } from '@x402/evm/exact/client';
+import { ExactEvmScheme as ExactClient } from '@x402/evm/exact/client';
 import { ExactEvmScheme as ExactFacilitator } from '@x402/evm/exact/facilitator';
 import { UptoEvmScheme as UptoClient } from '@x402/evm/upto/client';
 import { UptoEvmScheme as UptoFacilitator } from '@x402/evm/upto/facilitator';
 import {
-  toClientEvmSigner,
-  toFacilitatorEvmSigner,
   type BatchSettlementDepositPayload,
   type ExactPermit2Payload,
   type ClientEvmSigner,
   type FacilitatorEvmSigner,
 } from '@x402/evm';
 import {
-  createWalletClient,
   decodeEventLog,
   encodeAbiParameters,
   encodeFunctionData,
   getAddress,
-  http,
   parseAbi,
-  parseEther,
-  publicActions,
   type Address,
   type Hex,
   type Log,
@@ -33,16 +27,13 @@ import {
 } from 'viem';
 import type { LocalAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { depositWitnessTypes, paymentPayload, startX402Anvil, type X402Anvil } from '../helpers/x402-anvil.ts';
 import {
-  anvilAccount,
   batchSettlementAbi,
   buyerAccount,
-  deployUsdc,
   exactProxyAbi,
   fiatTokenAbi,
   fund,
-  installX402Contracts,
-  startAnvil,
   waitForReceipt,
   X402_CONTRACTS,
   X402_TOPIC0,
@@ -73,21 +64,7 @@ const erc20Events = parseAbi([
 ]);
 
 /** Permit2's EIP-712 types for a deposit through the Permit2 deposit collector (x402 batch-settlement spec). */
-const depositWitnessTypes = {
-  PermitWitnessTransferFrom: [
-    { name: 'permitted', type: 'TokenPermissions' },
-    { name: 'spender', type: 'address' },
-    { name: 'nonce', type: 'uint256' },
-    { name: 'deadline', type: 'uint256' },
-    { name: 'witness', type: 'DepositWitness' },
-  ],
-  TokenPermissions: [
-    { name: 'token', type: 'address' },
-    { name: 'amount', type: 'uint256' },
-  ],
-  DepositWitness: [{ name: 'channelId', type: 'bytes32' }],
-} as const;
-
+let x: X402Anvil;
 let anvil: AnvilInstance;
 let dep: UsdcDeployment;
 let facilitatorAccount: LocalAccount;
@@ -99,29 +76,7 @@ const balanceOf = (address: Address) =>
   read().readContract({ address: usdc(), abi: fiatTokenAbi, functionName: 'balanceOf', args: [address] });
 const nowSeconds = () => BigInt(Math.floor(Date.now() / 1000));
 
-/** A viem wallet + public client as the facilitator signer the x402 docs describe. */
-function facilitatorSigner(account: LocalAccount): FacilitatorEvmSigner {
-  const client = createWalletClient({
-    account,
-    chain: dep.clients.chain,
-    transport: http(anvil.url),
-    pollingInterval: 20,
-  }).extend(publicActions);
-  return toFacilitatorEvmSigner({
-    address: account.address,
-    readContract: (args) => client.readContract(args as never),
-    verifyTypedData: (args) => client.verifyTypedData(args as never),
-    writeContract: (args) => client.writeContract(args as never),
-    sendTransaction: (args) => client.sendTransaction(args),
-    waitForTransactionReceipt: (args) => client.waitForTransactionReceipt(args),
-    getCode: (args) => client.getCode(args),
-  });
-}
-
-const clientSigner = (account: LocalAccount): ClientEvmSigner =>
-  toClientEvmSigner(account, {
-    readContract: (args) => read().readContract(args as never),
-  });
+const clientSigner = (account: LocalAccount): ClientEvmSigner => x.clientSigner(account);
 
 /** Each log as `contract:Event`, in log order; contracts by their role, events from topic0. */
 function logNames(receipt: TransactionReceipt): string[] {
@@ -160,48 +115,18 @@ function decodeBatch(log: Log) {
 }
 
 /** Gives `account` ETH for gas and lets Permit2 spend its USDC (the one-time approval of the Permit2 flow). */
-async function approvePermit2(account: LocalAccount): Promise<void> {
-  await dep.clients.test.setBalance({ address: account.address, value: parseEther('1') });
-  const tx = createPermit2ApprovalTx(usdc());
-  const hash = await dep.sender.send(account, { to: tx.to, data: tx.data, gas: 100_000n });
-  await waitForReceipt(read(), hash);
-}
+const approvePermit2 = (account: LocalAccount): Promise<void> => x.approvePermit2(account);
 
-function requirements(
+const requirements = (
   scheme: 'exact' | 'upto',
   amount: bigint,
   extra: Record<string, unknown> = {},
-): PaymentRequirements {
-  return {
-    scheme,
-    network: NETWORK,
-    asset: getAddress(usdc()),
-    amount: amount.toString(),
-    payTo: getAddress(SELLER),
-    maxTimeoutSeconds: 300,
-    extra: { name: 'USD Coin', version: '2', assetTransferMethod: 'permit2', ...extra },
-  };
-}
-
-function paymentPayload(
-  accepted: PaymentRequirements,
-  created: { x402Version: number; payload: Record<string, unknown>; extensions?: Record<string, unknown> },
-): PaymentPayload {
-  return {
-    x402Version: created.x402Version,
-    accepted,
-    payload: created.payload,
-    ...(created.extensions ? { extensions: created.extensions } : {}),
-  } as PaymentPayload;
-}
+): PaymentRequirements => x.requirements(scheme, amount, SELLER, extra);
 
 beforeAll(async () => {
   // No fixed genesis time: the x402 code checks deadlines against the wall clock, as in production.
-  anvil = await startAnvil();
-  dep = await deployUsdc(anvil.url);
-  await installX402Contracts(dep.clients);
-  facilitatorAccount = anvilAccount(9);
-  facilitator = facilitatorSigner(facilitatorAccount);
+  x = await startX402Anvil();
+  ({ anvil, dep, facilitatorAccount, facilitator } = x);
 });
 
 afterAll(async () => {

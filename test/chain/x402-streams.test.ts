@@ -1,30 +1,17 @@
-import type { PaymentPayload, PaymentRequirements } from '@x402/core/types';
-import { computeChannelId, signVoucher } from '@x402/evm/batch-settlement/client';
-import { createPermit2ApprovalTx, ExactEvmScheme as ExactClient } from '@x402/evm/exact/client';
+import { ExactEvmScheme as ExactClient } from '@x402/evm/exact/client';
 import { ExactEvmScheme as ExactFacilitator } from '@x402/evm/exact/facilitator';
 import { UptoEvmScheme as UptoClient } from '@x402/evm/upto/client';
 import { UptoEvmScheme as UptoFacilitator } from '@x402/evm/upto/facilitator';
+import type { ExactPermit2Payload } from '@x402/evm';
 import {
-  toClientEvmSigner,
-  toFacilitatorEvmSigner,
-  type ClientEvmSigner,
-  type ExactPermit2Payload,
-  type FacilitatorEvmSigner,
-} from '@x402/evm';
-import {
-  createWalletClient,
-  encodeAbiParameters,
   encodeFunctionData,
   getAddress,
-  http,
   multicall3Abi,
   parseEther,
-  publicActions,
   type Address,
   type Hex,
   type TransactionReceipt,
 } from 'viem';
-import type { LocalAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createChainClient,
@@ -36,27 +23,30 @@ import {
   type LogsContext,
 } from '../../src/chain/index.ts';
 import {
-  anvilAccount,
-  batchSettlementAbi,
   buyerAccount,
   deployUsdc,
   ensureMulticall3,
   exactProxyAbi,
   fiatTokenAbi,
   fund,
-  installX402Contracts,
   MULTICALL3_ADDRESS,
-  startAnvil,
   waitForReceipt,
   X402_CONTRACTS,
   type AnvilInstance,
   type UsdcDeployment,
 } from '../../src/devchain/index.ts';
+import {
+  paymentPayload as payload,
+  startX402Anvil,
+  type Channel,
+  type ChannelConfig as Config,
+  type X402Anvil,
+} from '../helpers/x402-anvil.ts';
 
 /**
  * The chain readers of method 3.0.0's streams (src/chain/fetch-x402-streams.ts) on anvil with
  * Circle's USDC code, the x402 stand-ins at the canonical addresses, and payments made by the
- * official `@x402/evm` 2.27.0 client and facilitator (as in x402-contracts.test.ts). Every expected
+ * official `@x402/evm` 2.27.0 client and facilitator (test/helpers/x402-anvil.ts). Every expected
  * record is written from the amounts this test chose, the accounts it used, the channel ids of the
  * official client (`computeChannelId`) and the log indexes of the receipts the node returned (read
  * with viem), not from the code under test.
@@ -66,45 +56,17 @@ const NETWORK = 'eip155:8453';
 const OTHER_TOKEN: Address = '0x07e7070707070707070707070707070707070707';
 const STRANGER: Address = '0x5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a';
 const BATCH_SELLER: Address = '0xba7c45e11e5e11e5e11e5e11e5e11e5e11e5e11e';
-const ZERO: Address = '0x0000000000000000000000000000000000000000';
 
-const depositWitnessTypes = {
-  PermitWitnessTransferFrom: [
-    { name: 'permitted', type: 'TokenPermissions' },
-    { name: 'spender', type: 'address' },
-    { name: 'nonce', type: 'uint256' },
-    { name: 'deadline', type: 'uint256' },
-    { name: 'witness', type: 'DepositWitness' },
-  ],
-  TokenPermissions: [
-    { name: 'token', type: 'address' },
-    { name: 'amount', type: 'uint256' },
-  ],
-  DepositWitness: [{ name: 'channelId', type: 'bytes32' }],
-} as const;
-
-type Config = {
-  payer: Address;
-  payerAuthorizer: Address;
-  receiver: Address;
-  receiverAuthorizer: Address;
-  token: Address;
-  withdrawDelay: number;
-  salt: Hex;
-};
-
+let x: X402Anvil;
 let anvil: AnvilInstance;
 let dep: UsdcDeployment;
 let other: UsdcDeployment;
-let facilitatorAccount: LocalAccount;
-let facilitator: FacilitatorEvmSigner;
 let client: ChainClient;
 let fromBlock: bigint;
 let toBlock: bigint;
 const seller = buyerAccount(200);
 const lower = (a: string) => a.toLowerCase() as Hex;
 const read = () => dep.clients.public;
-const nowSeconds = () => BigInt(Math.floor(Date.now() / 1000));
 
 /** What the test sent, to write the expected records from. */
 const sent: Record<string, TransactionReceipt> = {};
@@ -116,168 +78,40 @@ const payers = {
   channel: buyerAccount(114),
   otherChannel: buyerAccount(115),
 };
-let usdcChannel: { config: Config; id: Hex };
-let otherChannel: { config: Config; id: Hex };
-
-function facilitatorSigner(account: LocalAccount): FacilitatorEvmSigner {
-  const wallet = createWalletClient({
-    account,
-    chain: dep.clients.chain,
-    transport: http(anvil.url),
-    pollingInterval: 20,
-  }).extend(publicActions);
-  return toFacilitatorEvmSigner({
-    address: account.address,
-    readContract: (args) => wallet.readContract(args as never),
-    verifyTypedData: (args) => wallet.verifyTypedData(args as never),
-    writeContract: (args) => wallet.writeContract(args as never),
-    sendTransaction: (args) => wallet.sendTransaction(args),
-    waitForTransactionReceipt: (args) => wallet.waitForTransactionReceipt(args),
-    getCode: (args) => wallet.getCode(args),
-  });
-}
-
-const clientSigner = (account: LocalAccount): ClientEvmSigner =>
-  toClientEvmSigner(account, { readContract: (args) => read().readContract(args as never) });
-
-async function approvePermit2(account: LocalAccount, token: Address): Promise<void> {
-  await dep.clients.test.setBalance({ address: account.address, value: parseEther('1') });
-  const tx = createPermit2ApprovalTx(token);
-  await waitForReceipt(read(), await dep.sender.send(account, { to: tx.to, data: tx.data, gas: 100_000n }));
-}
-
-function requirements(
-  scheme: 'exact' | 'upto',
-  amount: bigint,
-  extra: Record<string, unknown> = {},
-): PaymentRequirements {
-  return {
-    scheme,
-    network: NETWORK,
-    asset: getAddress(dep.address),
-    amount: amount.toString(),
-    payTo: getAddress(seller.address),
-    maxTimeoutSeconds: 300,
-    extra: { name: 'USD Coin', version: '2', assetTransferMethod: 'permit2', ...extra },
-  };
-}
-
-function payload(
-  accepted: PaymentRequirements,
-  created: { x402Version: number; payload: Record<string, unknown>; extensions?: Record<string, unknown> },
-): PaymentPayload {
-  return {
-    x402Version: created.x402Version,
-    accepted,
-    payload: created.payload,
-    ...(created.extensions ? { extensions: created.extensions } : {}),
-  } as PaymentPayload;
-}
-
-async function settled(result: { success: boolean; transaction: string; errorReason?: string }) {
-  expect(result.success, result.errorReason).toBe(true);
-  return waitForReceipt(read(), result.transaction as Hex);
-}
-
-const sendBatchContract = async (data: Hex) =>
-  waitForReceipt(
-    read(),
-    await dep.sender.send(facilitatorAccount, { to: X402_CONTRACTS.batchSettlement, data, gas: 600_000n }),
-  );
-
-/** A deposit through the Permit2 deposit collector, signed by the payer with the repository's type strings. */
-async function depositThroughPermit2Collector(
-  payer: LocalAccount,
-  channel: { config: Config; id: Hex },
-  amount: bigint,
-  nonce: bigint,
-) {
-  const deadline = nowSeconds() + 600n;
-  const signature = await payer.signTypedData({
-    domain: { name: 'Permit2', chainId: 8453, verifyingContract: getAddress(X402_CONTRACTS.permit2) },
-    types: depositWitnessTypes,
-    primaryType: 'PermitWitnessTransferFrom',
-    message: {
-      permitted: { token: channel.config.token, amount },
-      spender: getAddress(X402_CONTRACTS.permit2DepositCollector),
-      nonce,
-      deadline,
-      witness: { channelId: channel.id },
-    },
-  });
-  const collectorData = encodeAbiParameters(
-    [{ type: 'uint256' }, { type: 'uint256' }, { type: 'bytes' }, { type: 'bytes' }],
-    [nonce, deadline, signature, '0x'],
-  );
-  return sendBatchContract(
-    encodeFunctionData({
-      abi: batchSettlementAbi,
-      functionName: 'deposit',
-      args: [channel.config, amount, X402_CONTRACTS.permit2DepositCollector, collectorData],
-    }),
-  );
-}
-
-async function claim(payer: LocalAccount, channel: { config: Config; id: Hex }, total: bigint) {
-  const voucher = await signVoucher(clientSigner(payer), channel.id, total.toString(), NETWORK);
-  return sendBatchContract(
-    encodeFunctionData({
-      abi: batchSettlementAbi,
-      functionName: 'claim',
-      args: [
-        [
-          {
-            voucher: { channel: channel.config, maxClaimableAmount: BigInt(voucher.maxClaimableAmount) },
-            signature: voucher.signature as Hex,
-            totalClaimed: total,
-          },
-        ],
-      ],
-    }),
-  );
-}
-
-function channel(payer: LocalAccount, token: Address, salt: Hex): { config: Config; id: Hex } {
-  const config: Config = {
-    payer: getAddress(payer.address),
-    payerAuthorizer: ZERO,
-    receiver: getAddress(BATCH_SELLER),
-    // The facilitator claims for the seller: Claimed.sender is it, not the payer.
-    receiverAuthorizer: getAddress(facilitatorAccount.address),
-    token: getAddress(token),
-    withdrawDelay: 900,
-    salt,
-  };
-  return { config, id: lower(computeChannelId(config, NETWORK)) };
-}
+let usdcChannel: Channel;
+let otherChannel: Channel;
 
 beforeAll(async () => {
-  anvil = await startAnvil();
   // A second FiatToken at another address, for a channel whose token is not USDC. Deployed and
   // funded first: each deployment counts its accounts' nonces in its own TxSender.
-  other = await deployUsdc(anvil.url, { address: OTHER_TOKEN });
-  await fund(other, payers.otherChannel.address, 1_000_000n);
-  dep = await deployUsdc(anvil.url);
-  await installX402Contracts(dep.clients);
+  x = await startX402Anvil({
+    before: async (node) => {
+      other = await deployUsdc(node.url, { address: OTHER_TOKEN });
+      await fund(other, payers.otherChannel.address, 1_000_000n);
+    },
+  });
+  ({ anvil, dep } = x);
+  const facilitator = x.facilitator;
   await ensureMulticall3(dep);
-  facilitatorAccount = anvilAccount(9);
-  facilitator = facilitatorSigner(facilitatorAccount);
   for (const p of Object.values(payers)) await fund(dep, p.address, 1_000_000n);
   await fund(dep, MULTICALL3_ADDRESS, 1_000n);
-  for (const p of [payers.exact, payers.upto, payers.multi, payers.channel]) await approvePermit2(p, dep.address);
-  await approvePermit2(payers.otherChannel, OTHER_TOKEN);
+  for (const p of [payers.exact, payers.upto, payers.multi, payers.channel]) await x.approvePermit2(p);
+  await x.approvePermit2(payers.otherChannel, OTHER_TOKEN);
   await dep.clients.test.setBalance({ address: seller.address, value: parseEther('1') });
   fromBlock = (await read().getBlockNumber()) + 1n;
+  const requirements = (scheme: 'exact' | 'upto', amount: bigint, extra: Record<string, unknown> = {}) =>
+    x.requirements(scheme, amount, seller.address, extra);
+  const settled = x.settled;
 
   // An exact payment with a Permit2 allowance: [Transfer, Settled()].
   const exact = new ExactFacilitator(facilitator);
   let accepted = requirements('exact', 1_500n);
-  let created = await new ExactClient(clientSigner(payers.exact)).createPaymentPayload(2, accepted);
+  let created = await new ExactClient(x.clientSigner(payers.exact)).createPaymentPayload(2, accepted);
   sent.exact = await settled(await exact.settle(payload(accepted, created), accepted));
 
   // Exact with an EIP-2612 permit: [Approval, Transfer, SettledWithPermit()].
   accepted = requirements('exact', 2_750n);
-  created = await new ExactClient(clientSigner(payers.permit)).createPaymentPayload(2, accepted, {
+  created = await new ExactClient(x.clientSigner(payers.permit)).createPaymentPayload(2, accepted, {
     extensions: { eip2612GasSponsoring: {} },
   });
   sent.permit = await settled(await exact.settle(payload(accepted, created), accepted));
@@ -285,13 +119,13 @@ beforeAll(async () => {
   // Upto: signed for 5,000, charged 3,200.
   const upto = new UptoFacilitator(facilitator);
   accepted = requirements('upto', 5_000n, upto.getExtra(NETWORK) ?? {});
-  created = await new UptoClient(clientSigner(payers.upto)).createPaymentPayload(2, accepted);
+  created = await new UptoClient(x.clientSigner(payers.upto)).createPaymentPayload(2, accepted);
   sent.upto = await settled(await upto.settle(payload(accepted, created), { ...accepted, amount: '3200' }));
 
   // One transaction, three USDC Transfers around an exact settlement (Multicall3 aggregate3):
   // Multicall3 -> STRANGER 11, payer -> seller 900, Settled(), Multicall3 -> seller 13.
   accepted = requirements('exact', 900n);
-  created = await new ExactClient(clientSigner(payers.multi)).createPaymentPayload(2, accepted);
+  created = await new ExactClient(x.clientSigner(payers.multi)).createPaymentPayload(2, accepted);
   const p2 = created.payload as unknown as ExactPermit2Payload;
   const auth = p2.permit2Authorization;
   const settleData = encodeFunctionData({
@@ -317,7 +151,7 @@ beforeAll(async () => {
   ];
   sent.multi = await waitForReceipt(
     read(),
-    await dep.sender.send(facilitatorAccount, {
+    await dep.sender.send(x.facilitatorAccount, {
       to: MULTICALL3_ADDRESS,
       data: encodeFunctionData({ abi: multicall3Abi, functionName: 'aggregate3', args: [calls] }),
       gas: 800_000n,
@@ -332,18 +166,16 @@ beforeAll(async () => {
 
   // A USDC channel: deposit through the Permit2 collector, refund to zero, deposit again
   // (ChannelCreated twice, same id and config), then a claim of 2,500 sent by the facilitator.
-  usdcChannel = channel(payers.channel, dep.address, `0x${'00'.repeat(31)}b1`);
-  sent.deposit1 = await depositThroughPermit2Collector(payers.channel, usdcChannel, 10_000n, 1n);
-  sent.refund = await sendBatchContract(
-    encodeFunctionData({ abi: batchSettlementAbi, functionName: 'refund', args: [usdcChannel.config, 10_000n] }),
-  );
-  sent.deposit2 = await depositThroughPermit2Collector(payers.channel, usdcChannel, 8_000n, 2n);
-  sent.claim = await claim(payers.channel, usdcChannel, 2_500n);
+  usdcChannel = x.channel(payers.channel, dep.address, BATCH_SELLER, `0x${'00'.repeat(31)}b1`);
+  sent.deposit1 = await x.depositThroughPermit2Collector(payers.channel, usdcChannel, 10_000n, 1n);
+  sent.refund = await x.refund(usdcChannel, 10_000n);
+  sent.deposit2 = await x.depositThroughPermit2Collector(payers.channel, usdcChannel, 8_000n, 2n);
+  sent.claim = await x.claim(payers.channel, usdcChannel, 2_500n);
 
   // A channel in another token, claimed: still read (the method filters on token).
-  otherChannel = channel(payers.otherChannel, OTHER_TOKEN, `0x${'00'.repeat(31)}b2`);
-  sent.otherDeposit = await depositThroughPermit2Collector(payers.otherChannel, otherChannel, 5_000n, 3n);
-  sent.otherClaim = await claim(payers.otherChannel, otherChannel, 400n);
+  otherChannel = x.channel(payers.otherChannel, OTHER_TOKEN, BATCH_SELLER, `0x${'00'.repeat(31)}b2`);
+  sent.otherDeposit = await x.depositThroughPermit2Collector(payers.otherChannel, otherChannel, 5_000n, 3n);
+  sent.otherClaim = await x.claim(payers.otherChannel, otherChannel, 400n);
   toBlock = await read().getBlockNumber();
 
   client = createChainClient({ rpcUrls: [anvil.url], chainId: 8453, retryCount: 1, retryDelayMs: 10 });
@@ -420,7 +252,7 @@ describe('x402 stream readers on anvil', () => {
 
   it('behavior: every Claimed log is read, sender is the submitter, a non-USDC channel included', async () => {
     const claims = await fetchClaims(client, { fromBlock, toBlock }, context());
-    const facilitatorAddress = lower(facilitatorAccount.address);
+    const facilitatorAddress = lower(x.facilitatorAccount.address);
     expect(claims).toEqual([
       {
         ...at(sent.claim!),

@@ -77,6 +77,21 @@ describe('configuration errors', () => {
     expect(code).toBe(1);
     expect(text).toContain('RPC_URL: ws://127.0.0.1:1/… uses ws://');
   });
+
+  it('error: run with a bad BATCH_SETTLEMENT_FROM_BLOCK exits 1 naming it', async () => {
+    const { code, text } = await tally(['run'], {
+      RPC_URL: 'http://127.0.0.1:1/rpc',
+      BATCH_SETTLEMENT_FROM_BLOCK: '-5',
+      DATA_DIR: '/nonexistent/never-created',
+    });
+    expect(code).toBe(1);
+    expect(text).toContain('BATCH_SETTLEMENT_FROM_BLOCK: must be a block number (a whole number), got "-5"');
+  });
+
+  it('default: BATCH_SETTLEMENT_FROM_BLOCK is read as a block number, unset when not given', () => {
+    expect(loadConfig({ BATCH_SETTLEMENT_FROM_BLOCK: '123' }).BATCH_SETTLEMENT_FROM_BLOCK).toBe(123n);
+    expect(loadConfig({}).BATCH_SETTLEMENT_FROM_BLOCK).toBeUndefined();
+  });
 });
 
 describe('configuration defined once', () => {

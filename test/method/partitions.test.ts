@@ -347,6 +347,81 @@ describe.each(backends())('fact partitions and prune on $backend', ({ backend })
     expect(await pruneGenerations(db, 1)).toMatchObject({ droppedPartitions: [], addresses: 0 });
   });
 
+  it('behavior: prune drops seller_outgoing partitions below the horizon minus the lookback, the proxy pairings with the facts, and moves their coverage', async () => {
+    await useWidth(t.db, WIDTH);
+    const db = t.db;
+    await sql`delete from seller_outgoing`.execute(db);
+    await sql`delete from seller_outgoing_coverage`.execute(db);
+    await sql`delete from stream_coverage`.execute(db);
+    await sql`delete from x402_proxy_pairings`.execute(db);
+    // As-of 60 days after T0: the window's first day (market_from_ts) is T0 + 30 days, and the
+    // outgoing horizon 30 days before it, T0. Outgoing transfers of seller a: one 10 days before
+    // T0 (partition 0), one just after T0 (kept: inside the lookback), one near the as-of.
+    const asOfTs = T0 + 2n * WINDOW + 1_800n;
+    const asOf = { number: blockAt(asOfTs, 0n), hash: blockHash(blockAt(asOfTs, 0n)), timestamp: asOfTs };
+    const fact = (i: number, ts: bigint): FixtureTransfer => ({
+      tx: `0x${(i + 1).toString(16).padStart(64, '0')}`,
+      logIndex: 2,
+      block: blockAt(ts, 0n),
+      ts,
+      from: PAYERS[0]!,
+      to: SELLERS[0]!,
+      value: 100n,
+      authorizer: PAYERS[0]!,
+      addedSeq: 1n,
+    });
+    await insertTransfers(db, [fact(0, TB + 100n), fact(1, asOfTs - 600n)]);
+    const outgoingAt = [TB + 200n, T0 + 100n, asOfTs - 300n];
+    const blocks = outgoingAt.map((ts) => blockAt(ts, 1n).toString());
+    await sql`select outgoing_partitions_cover(${blocks}::int8[])`.execute(db);
+    await sql`
+      insert into seller_outgoing (value, block_number, block_timestamp, added_seq, removed_seq, log_index, from_id, to_id, tx_hash, block_hash)
+      select 7, u.n, u.ts, 1, null, 0,
+             (select address_id from addresses where address = decode(${SELLERS[0]!.slice(2)}, 'hex')),
+             (select address_id from addresses where address = decode(${PAYERS[0]!.slice(2)}, 'hex')),
+             decode(lpad(u.n::text, 64, '0'), 'hex'), decode(lpad(u.n::text, 64, '0'), 'hex')
+        from unnest(${blocks}::int8[], ${outgoingAt.map(String)}::int8[]) as u(n, ts)`.execute(db);
+    await sql`insert into seller_outgoing_coverage values (0, 0, ${asOf.number.toString()}::int8, ${SELLERS[0]!})`.execute(
+      db,
+    );
+    await sql`insert into stream_coverage values (0, 0, ${asOf.number.toString()}::int8, 'x402_proxies'),
+                                                (0, 0, ${asOf.number.toString()}::int8, 'x402_channels')`.execute(db);
+    // A proxy pairing of the old transfer (it goes with its partition) and of the recent one (stays).
+    await sql`
+      insert into x402_proxy_pairings values
+        (${blockAt(TB + 100n, 0n).toString()}::int8, 1, null, 3, 2, 2, decode(${'00'.repeat(31) + '01'}, 'hex'), decode('00', 'hex')),
+        (${blockAt(asOfTs - 600n, 0n).toString()}::int8, 1, null, 3, 2, 2, decode(${'00'.repeat(31) + '02'}, 'hex'), decode('00', 'hex'))`.execute(
+      db,
+    );
+    const snapshotId = await insertCatalog(db, [{ listing_id: '0'.padStart(64, '0'), seller_address: SELLERS[0]! }]);
+    const g = await computeGeneration(db, { runSeq: 1n, asOf, catalogSnapshotId: snapshotId, sources: [] });
+    await publishGeneration(db, g);
+
+    await pruneGenerations(db, 1);
+    const parts = await sql<{ name: string }>`
+      select c.relname as name from pg_inherits h join pg_class c on c.oid = h.inhrelid
+       where h.inhparent = 'seller_outgoing'::regclass order by 1`.execute(db);
+    // Only partition 0's transfer is older than T0.
+    expect(parts.rows.map((r) => r.name).sort()).toEqual(
+      [rangeOf(BigInt(blocks[1]!)), rangeOf(BigInt(blocks[2]!))].map((n) => `seller_outgoing_from_${n}`).sort(),
+    );
+    const left = await sql<{ ts: string }>`select block_timestamp::text as ts from seller_outgoing order by 1`.execute(
+      db,
+    );
+    expect(left.rows.map((r) => BigInt(r.ts))).toEqual([T0 + 100n, asOfTs - 300n]);
+    // The outgoing coverage starts after partition 0 (its latest row + 1 s); the proxies' after the
+    // dropped fact partitions (the facts' last dropped block: partition 0's transfer + 1 s);
+    // the channels' is never moved.
+    const coverage = await sql<{ k: string }>`
+      select seller_address || ':' || from_block || ':' || from_ts as k from seller_outgoing_coverage
+      union all select stream || ':' || from_block || ':' || from_ts from stream_coverage`.execute(db);
+    expect(coverage.rows.map((r) => r.k).sort()).toEqual(
+      [`${SELLERS[0]}:${WIDTH}:${TB + 201n}`, `x402_proxies:${WIDTH}:${TB + 101n}`, 'x402_channels:0:0'].sort(),
+    );
+    const pairings = await sql<{ n: string }>`select block_number::text as n from x402_proxy_pairings`.execute(db);
+    expect(pairings.rows.map((r) => BigInt(r.n))).toEqual([blockAt(asOfTs - 600n, 0n)]);
+  });
+
   it('behavior: a partition only the oldest retained generation reaches stays until that generation goes', async () => {
     // Three runs a day apart, retaining two: the partition holding the first window's start stays
     // while run 1 is retained, and goes when run 3's prune removes run 1.

@@ -143,7 +143,12 @@ export const FIELD_MEANINGS: Readonly<Record<string, string>> = {
   batch_settlement_deployment_block:
     "method 3.0.0: the block the batch-settlement contract's ChannelCreated logs are read from (its deployment; configurable for local chains)",
   // sources
-  name: 'which source: catalog, base_usdc, or (method 3.0.0) one of the other chain streams the run read, each with its coverage',
+  name: 'which source: catalog, base_usdc, or a stream of method 3.0.0 (x402_proxies, x402_claims, x402_channels, seller_outgoing)',
+  contracts: 'the contracts whose logs this stream reads (lowercase 0x hex)',
+  topic0: 'the topic0 of the events this stream reads, selected with the contracts (never by event name)',
+  from_block: "the stream is held from this block on: the batch contract's deployment block, or a block below it",
+  covers_from:
+    "the stream is held from this time on (the window's first UTC day, or funding_lookback_seconds before it)",
   items: 'items in the catalog read',
   x402_contract_pay_to:
     'method 3.0.0: listings of the catalog whose payTo is an x402 contract (Permit2, the proxies, the batch contract, its deposit collectors): ' +
@@ -173,7 +178,7 @@ export const FIELD_MEANINGS: Readonly<Record<string, string>> = {
     'method 3.0.0: the evidence classes, each with the contracts and topic0 values whose logs define it (lowercase hex; USDC and Transfer listed for the classes that pair one); null before',
   'ClassLogs.class': 'the evidence class',
   'ClassLogs.contracts': 'the contracts whose logs define the class, lowercase',
-  topic0: 'the topic0 of the logs that define the class',
+  'ClassLogs.topic0': 'the topic0 of the logs that define the class',
   catalog_sha256: 'sha256 of the catalog items as read (bundle: catalog_items.ndjson)',
   generations: 'the latest published generation and every retained one',
   latest: 'the generation served by default',

@@ -299,20 +299,26 @@ const ChainSource = z.looseObject({
   indexed_to_timestamp: Iso,
   lag_seconds: z.number().nonnegative(),
 });
-/**
- * Method 3.0.0's other chain streams (proxy settlements, batch claims and channels, sellers'
- * outgoing transfers), one source each with its coverage, as the run records them.
- */
-const StreamSource = z.looseObject({
-  name: z
-    .string()
-    .regex(/^(?!catalog$|base_usdc$)[a-z0-9_]+$/)
-    .meta({ description: 'the stream, snake_case (catalog and base_usdc have their own shapes)' }),
-  chain_id: z.int().positive(),
-  indexed_to_block: z.int().nonnegative(),
-  indexed_to_timestamp: Iso,
-});
-export const Source = z.union([CatalogSource, ChainSource, StreamSource]);
+// Method 3.0.0's streams (src/run/sources.ts): the logs each reads and what it covers.
+const streamSource = <N extends string>(name: N, from: 'covers_from' | 'from_block') =>
+  z.looseObject({
+    name: z.literal(name),
+    chain_id: z.int().positive(),
+    contracts: z.array(Address),
+    topic0: z.array(TxHash), // 0x + 64 hex digits, as a hash
+    ...(from === 'covers_from' ? { covers_from: Iso } : { from_block: z.int().nonnegative() }),
+    indexed_to_block: z.int().nonnegative(),
+    indexed_to_timestamp: Iso,
+    lag_seconds: z.number().nonnegative(),
+  });
+export const Source = z.discriminatedUnion('name', [
+  CatalogSource,
+  ChainSource,
+  streamSource('x402_proxies', 'covers_from'),
+  streamSource('x402_claims', 'covers_from'),
+  streamSource('x402_channels', 'from_block'),
+  streamSource('seller_outgoing', 'covers_from'),
+]);
 components.add(Source, { id: 'Source' });
 
 /** One evidence class in /meta: the contracts and topic0 values whose logs define it (method 3.0.0). */
