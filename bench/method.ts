@@ -224,7 +224,8 @@ const stepsOf = (dir?: string): { steps?: MethodStep[] } =>
     ? {
         steps: loadMethodSteps(METHOD, dir).flatMap((st) =>
           st.sql
-            .split(/;\s*\n/)
+            // (a statement may end with `; -- comment`: that is its end too)
+            .split(/;[ \t]*(?:--[^\n]*)?\n/)
             .filter((q) => /\S/.test(q.replace(/--.*$/gm, '')))
             .map((q, i) => {
               const name = `${st.name}#${i + 1} ${q.replace(/--.*$/gm, '').trim().split('\n')[0]!.slice(0, 60)}`;

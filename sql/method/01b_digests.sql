@@ -67,21 +67,29 @@ update m_part_old set checked_seq = (select run_seq from m_part), lo = 0, hi = 0
 
 -- (seller, period) whose facts changed since the partials were checked: added or removed by a
 -- later run (new blocks, backfill of a seller's coverage, reorg): the facts of m_fact_rows.
-create temp table m_changed on commit drop as
--- (block versions by their seq indexes, their transfers by primary key)
-select distinct t.to_id                                                as seller_id,
-       b.block_timestamp - b.block_timestamp % (select p from m_part)  as period_start
+-- (block versions by their seq indexes, counted first, then their facts by primary key: in
+-- one statement the planner expected thousands of versions and, nested loops being off, hashed
+-- every transfer of the table; issue 21: 0.3 s of a steady run at 1M payments, seconds at 10M)
+create temp table m_changed_blocks on commit drop as
+select b.block_id, b.block_timestamp
   from blocks b
-  join m_fact_rows t on t.block_id = b.block_id
  where b.added_seq > (select checked_seq from m_part_old)
    and b.added_seq <= (select run_seq from m_part)
 union
-select distinct t.to_id,
-       b.block_timestamp - b.block_timestamp % (select p from m_part)
+select b.block_id, b.block_timestamp
   from blocks b
-  join m_fact_rows t on t.block_id = b.block_id
  where b.removed_seq > (select checked_seq from m_part_old)
    and b.removed_seq <= (select run_seq from m_part);
+
+analyze m_changed_blocks;
+
+set local enable_nestloop = on;
+create temp table m_changed on commit drop as
+select distinct t.to_id                                                as seller_id,
+       b.block_timestamp - b.block_timestamp % (select p from m_part)  as period_start
+  from m_changed_blocks b
+  join m_fact_rows t on t.block_id = b.block_id;
+set local enable_nestloop = off;
 
 analyze m_changed;
 
@@ -114,8 +122,17 @@ select c.seller_id, c.seller_address, m.period_start
 -- The closed hours whose global digest changes: those with changed facts, and those where a
 -- seller new to the catalog or gone from it has payments (a global hour covers every seller of
 -- the catalog). After a reset every hour is rebuilt anyway.
+-- (the new sellers' payments by seller and their block versions by primary key first, the
+-- window's bounds after: as conditions of that join, bounds known only at run time made the
+-- planner guess a few dozen blocks in the window and hash all of them, 0.35 s of a steady run
+-- at 1M payments; issue 21, as for m_delta in 01a_window.sql)
 set local enable_nestloop = on;
 create temp table m_changed_hours on commit drop as
+with built as materialized (
+  select t.block_timestamp, t.block_number, t.added_seq, t.removed_seq
+    from m_build_sellers b
+    join m_payment_facts t on t.seller_id = b.seller_id
+   where not (select reset from m_part_old))
 select period_start from m_changed
 union
 select h.hour_start
@@ -124,11 +141,9 @@ select h.hour_start
    and h.seller_address in (select seller_address from m_gone_sellers)
 union
 select t.block_timestamp - t.block_timestamp % (select p from m_part)
-  from m_build_sellers b
-  join m_payment_facts t on t.seller_id = b.seller_id
+  from built t
  cross join m_part mp
- where not (select reset from m_part_old)
-   and t.block_timestamp >= (select w1 from m_part)
+ where t.block_timestamp >= (select w1 from m_part)
    and t.block_timestamp < (select w2 from m_part)
    and t.block_number <= (select as_of_block from m_gen)
    and visible_at(t.added_seq, t.removed_seq, mp.run_seq);

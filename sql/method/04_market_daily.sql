@@ -25,18 +25,37 @@ select x.*,
 
 delete from acc_market_days where (select reset from m_mkt);
 
--- (the block versions added or removed since, that hold a transfer: the seqs are the versions')
-delete from acc_market_days
- where day_start in (select b.block_timestamp - b.block_timestamp % 86400
-                       from blocks b
-                      where ((b.added_seq > (select checked_seq from m_mkt) and b.added_seq <= (select run_seq from m_gen))
-                             or (b.removed_seq > (select checked_seq from m_mkt) and b.removed_seq <= (select run_seq from m_gen)))
-                        and exists (select 1 from m_fact_rows t where t.block_id = b.block_id));
+-- The block versions added or removed since (the seqs are the versions'), found by the seq
+-- indexes on blocks and counted first (none when the cache was just emptied). In one statement the
+-- planner expected thousands of them behind the `or` and, with nested loops off, hashed every
+-- transfer of the window to test which of them hold one (issue 21: 0.9 s of a steady run at 1M
+-- payments, 8 s at 10M, once the facts were partitioned); the window step finds its changed
+-- versions the same way (m_delta_blocks, 01a_window.sql).
+create temp table m_mkt_changed_blocks on commit drop as
+select b.block_id, b.block_timestamp - b.block_timestamp % 86400 as day_start
+  from blocks b
+ where not (select reset from m_mkt)
+   and ((b.added_seq > (select checked_seq from m_mkt) and b.added_seq <= (select run_seq from m_gen))
+        or (b.removed_seq > (select checked_seq from m_mkt) and b.removed_seq <= (select run_seq from m_gen)));
+
+analyze m_mkt_changed_blocks;
+
+-- A cached day is dropped when one of those versions lies in it and holds a fact (a transfer, or under 3.0.0 a claim: m_fact_rows): a version
+-- of a cached day (few, usually none: a steady run's new blocks are in today, not yet a publishable
+-- day) is probed by primary key, in its one partition.
+set local enable_nestloop = on;
+delete from acc_market_days a
+ where exists (select 1
+                 from m_mkt_changed_blocks b
+                where b.day_start = a.day_start
+                  and exists (select 1 from m_fact_rows t where t.block_id = b.block_id));
+set local enable_nestloop = off;
 
 create temp table m_market_days on commit drop as
-with coverage as (
+with coverage as materialized (
   -- the latest start among the sellers' coverage; null when some seller is not covered up to
-  -- the as-of block (then no day is publishable)
+  -- the as-of block (then no day is publishable). (Materialized: inlined, it was computed twice,
+  -- once per use below, each a join of the catalog's sellers to their coverage.)
   select case
            when exists (select 1
                           from m_catalog_sellers c

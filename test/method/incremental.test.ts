@@ -327,6 +327,48 @@ describe.each(backends())('incremental generations equal from-scratch ones on $b
     expect(a2![3]).toBe(a1![3]);
   });
 
+  it('behavior: a seller listed after its payments: its closed hours and its counts change in the run that lists it', async () => {
+    // Run 1: seller 3 (not in the catalog) is paid three times, in hours that are closed by then;
+    // run 2 lists it and adds no payment. Its payments reach the run through the steps' "sellers
+    // new to the catalog" statements (m_delta in 01a_window.sql, m_changed_hours in the digests),
+    // not through changed facts: runHistory checks run 2 against a from-scratch computation.
+    const pay = (where: Where, seller: number, offset: number): Pay => ({
+      where,
+      offset,
+      k: 2,
+      seller,
+      payer: offset % 3,
+      value: 100,
+      plain: false,
+    });
+    const quiet = { reorgBack: null, kill: null };
+    const result = await runHistory(t, [
+      {
+        advance: 0,
+        k: 0,
+        pays: [pay('anywhere', 3, 100), pay('anywhere', 3, 5_000), pay('recent', 3, 4_000), pay('recent', 0, 10)],
+        toggleSeller: null,
+        ...quiet,
+      },
+      { advance: 600, k: 0, pays: [], toggleSeller: 3, ...quiet },
+    ]);
+    expect(result).toEqual({ reused: 1, generations: 4 });
+    const [run1, , run2] = (
+      await t.db.selectFrom('generations').select('generation').orderBy('generation').execute()
+    ).map((r) => r.generation);
+    const paymentsOf3 = async (generation: number) =>
+      (
+        await t.db
+          .selectFrom('gen_sellers')
+          .select('payments_30d')
+          .where('generation', '=', generation)
+          .where('seller_address', '=', SELLERS[3]!)
+          .executeTakeFirst()
+      )?.payments_30d;
+    expect(await paymentsOf3(run1!)).toBeUndefined(); // not listed
+    expect(await paymentsOf3(run2!)).toBe(3); // the three payments above, all inside the window
+  });
+
   it('behavior: hours leave the window at its start and close at its end (the kept lines are cut and appended to)', async () => {
     // The first as-of is T0 + 30 days + 1,800 s, so the window starts at T0 + 1,800 and its first
     // closed hour is [T0 + 3,600, T0 + 7,200). Seller c is paid in that hour (window_start, offset
