@@ -237,6 +237,17 @@ export const CONFIG_KEYS = [
     schema: wholeNumber(1, 1_000_000_000).default(600),
   },
   {
+    env: 'METHOD_VERSION',
+    flag: 'method-version',
+    arg: 'X.Y.Z',
+    meaning: 'method version new generations are computed with (docs/METHOD.md); retained ones keep theirs',
+    shown: 'the current default (2.0.0)',
+    schema: z
+      .string()
+      .regex(/^[0-9]+\.[0-9]+\.[0-9]+$/, 'must be a method version such as 3.0.0')
+      .optional(),
+  },
+  {
     env: 'RETAIN_GENERATIONS',
     flag: 'retain-generations',
     arg: 'N',

@@ -5,13 +5,14 @@ import type { AsOf } from '../lib/as-of.ts';
 import type { computeGeneration } from '../method/index.ts';
 import type { publishGeneration, pruneGenerations } from '../publish/index.ts';
 import type { SyncStats, syncChain } from '../sync/index.ts';
-import type { Config } from '../config/index.ts';
+import { ConfigError, type Config } from '../config/index.ts';
 import { checkpointEmbedded, type Database } from '../db/index.ts';
 import { migrate } from '../db/migrate.ts';
 import type { Schema } from '../db/schema.ts';
 import { TemporaryError } from '../lib/errors.ts';
 import { silentLogger, type Logger } from '../lib/log.ts';
-import { METHOD_CONSTANTS } from '../method/constants.ts';
+import { METHOD_CONSTANTS, METHOD_VERSION } from '../method/constants.ts';
+import { METHOD_VERSIONS } from '../method/versions.ts';
 import { sellersOf, syncAndCompute } from './generation.ts';
 import { acquireRunLock, type HeldLock } from './lock.ts';
 import { buildSources } from './sources.ts';
@@ -104,6 +105,11 @@ export async function runCycle(
   const hook = options.hook ?? (() => {});
   const progress = options.progress ?? (() => {});
   const ms: Partial<Record<RunStage, number>> = {};
+  const methodVersion = config.METHOD_VERSION ?? METHOD_VERSION;
+  if (!Object.hasOwn(METHOD_VERSIONS, methodVersion))
+    throw new ConfigError([
+      `METHOD_VERSION: ${methodVersion} is not implemented here (known: ${Object.keys(METHOD_VERSIONS).join(', ')})`,
+    ]);
   const db = database.db;
   async function stage<T>(name: RunStage, work: () => Promise<T>): Promise<T> {
     options.signal?.throwIfAborted();
@@ -195,6 +201,7 @@ export async function runCycle(
       usdcAddress: config.USDC_ADDRESS,
       windowSeconds: METHOD_CONSTANTS.window_seconds,
       sources,
+      methodVersion,
       log,
       stage,
       sync: {
