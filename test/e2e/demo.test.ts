@@ -45,6 +45,8 @@ describe('demo (what npm start runs)', () => {
       freshness: { stale: boolean };
     };
     expect(meta.generation).toBe(1);
+    // The demo computes method 3.0.0 (every settlement class; src/cli/demo.ts).
+    expect((meta as unknown as { method_version: string }).method_version).toBe('3.0.0');
     // The demo keeps running every 60 s, and says so; its generation is fresh.
     expect(meta.cadence.interval_seconds).toBe(60);
     expect(meta.freshness.stale).toBe(false);
