@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { sql, type Kysely } from 'kysely';
 import pLimit from 'p-limit';
 import { AdaptiveLimit } from '../lib/adaptive-limit.ts';
@@ -138,6 +139,10 @@ export async function syncChain(db: Kysely<Schema>, client: ChainClient, options
   };
   const failure = new AbortController();
   const signal = options.signal ? AbortSignal.any([options.signal, failure.signal]) : failure.signal;
+  // Every request in flight listens on it (src/chain/client.ts removes its listener when done):
+  // up to RPC_CONCURRENCY (<= 256) for the USDC stream and as many for method 3.0.0's streams,
+  // which run beside it. Node warns past 10 listeners, on stderr, where `run` writes JSON logs.
+  setMaxListeners(1024, signal);
   const sellers = [...new Set(options.sellers.map((s) => s.toLowerCase()))].sort();
 
   const reorg = await rollbackReorgs(db, client, {

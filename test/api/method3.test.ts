@@ -322,7 +322,7 @@ describe.each(backends())('method 3.0.0 in the API on $backend', ({ backend }) =
     expect(meta.constants).toMatchObject({
       funding_lookback_seconds: 2592000,
       farm_internal_share: 0.5,
-      batch_settlement_deployment_block: 0,
+      batch_settlement_deployment_block: 40_218_126, // docs/METHOD.md 2.11: Base's documented lower bound
     });
     // one listing of the catalog (8) is paid to an x402 contract
     expect(meta.sources.find((s: any) => s.name === 'catalog').x402_contract_pay_to).toBe(1);

@@ -11,6 +11,7 @@ import type { Schema } from '../../src/db/schema.ts';
 import { TallyError, isTemporary } from '../../src/lib/errors.ts';
 import { projectRoot } from '../../src/lib/paths.ts';
 import { backends, freshDatabase, type TestDatabase } from '../helpers/db.ts';
+import { withoutMethod3Nulls } from '../helpers/method3-fields.ts';
 
 // The move from the text fact layout (usdc_transfers, usdc_authorizations, chain_blocks) to the
 // compact one (migrations 0023 and 0024, the copy of src/db/compact-copy.ts between them). The
@@ -78,7 +79,9 @@ async function serveAll(db: Kysely<Schema>) {
       const res = await fetch(base + url);
       const body = Buffer.from(await res.arrayBuffer());
       if (process.env.DUMP_BODY === url) console.log(body.toString());
-      served.push({ url, status: res.status, sha256: createHash('sha256').update(body).digest('hex') });
+      // (the fields method 3.0.0 added, null on these 2.0.0 generations, out: the old code's bytes)
+      const old = withoutMethod3Nulls(body.toString());
+      served.push({ url, status: res.status, sha256: createHash('sha256').update(old).digest('hex') });
     }
     const meta = await fetch(`${base}/api/v1/meta`);
     return { served, metaStatus: meta.status };

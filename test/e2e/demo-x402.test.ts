@@ -176,8 +176,15 @@ describe('method 3.0.0 on the demo chain (run with METHOD_VERSION=3.0.0)', () =>
   it('behavior: every class and both internal reasons, seller by seller, as the scenarios add up by hand', async () => {
     for (const target of targets) {
       await withApi(target, async (base) => {
-        const meta = (await (await fetch(`${base}/api/v1/meta`)).json()) as { method_version: string };
+        const meta = (await (await fetch(`${base}/api/v1/meta`)).json()) as {
+          method_version: string;
+          constants: { batch_settlement_deployment_block: number };
+          classes: unknown[];
+        };
         expect(meta.method_version, target.backend).toBe('3.0.0');
+        expect(meta.classes.length, target.backend).toBe(4);
+        // a local chain below Base's documented block: ChannelCreated read from genesis
+        expect(meta.constants.batch_settlement_deployment_block, target.backend).toBe(0);
         for (const [seller, want] of Object.entries(EXPECTED)) {
           const res = await fetch(`${base}/api/v1/sellers/${seller}`);
           expect(res.status, `${target.backend} ${seller}`).toBe(200);

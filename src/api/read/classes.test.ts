@@ -16,8 +16,12 @@ describe('method 3.0.0 classes in the API', () => {
     expect(X402_INFRASTRUCTURE).toContain('0x4020806089470a89826cb9fb1f4059150b550004'); // ERC-3009 deposit collector
   });
 
-  it('behavior: the deployment block a generation recorded wins over the configured one (0)', () => {
+  it("behavior: the deployment block a generation recorded wins over Base's documented one (40218126)", () => {
     expect(deploymentBlockOf({ constants: { batch_settlement_deployment_block: 31_000_000 } })).toBe(31_000_000);
-    expect(deploymentBlockOf({ constants: { chain_id: 8453 } })).toBe(0);
+    // (docs/METHOD.md 2.11: a lower bound of the deployment, Base block 40218126, about 2026-01-01)
+    expect(deploymentBlockOf({ constants: { chain_id: 8453 } })).toBe(40_218_126);
+    // else the block the run read ChannelCreated from (a local chain: 0)
+    expect(deploymentBlockOf({ constants: {}, sources: [{ name: 'x402_channels', from_block: 0 }] })).toBe(0);
+    expect(deploymentBlockOf({ constants: {}, sources: [{ name: 'x402_channels', from_block: 17 }] })).toBe(17);
   });
 });

@@ -98,8 +98,17 @@ export function provenanceClasses(usdc: string): { class: EvidenceClass; contrac
   return classLogs(usdc);
 }
 
-/** The batch contract's deployment block of a 3.0.0 generation: as it recorded it, else as configured. */
-export function deploymentBlockOf(g: Pick<GenerationRow, 'constants'>): number {
-  const recorded = (g.constants as { batch_settlement_deployment_block?: number }).batch_settlement_deployment_block;
-  return recorded ?? BATCH_SETTLEMENT_DEPLOYMENT_BLOCK;
+/**
+ * The batch contract's deployment block of a 3.0.0 generation: as it recorded it in its constants;
+ * else the block its run read `ChannelCreated` from (the `x402_channels` source's `from_block`:
+ * BATCH_SETTLEMENT_FROM_BLOCK, 0 on a local chain); else Base's documented one.
+ */
+export function deploymentBlockOf(g: Partial<Pick<GenerationRow, 'constants' | 'sources'>>): number {
+  const recorded = (g.constants as { batch_settlement_deployment_block?: number } | undefined)
+    ?.batch_settlement_deployment_block;
+  const channels = Array.isArray(g.sources)
+    ? (g.sources as { name?: unknown; from_block?: unknown }[]).find((s) => s.name === 'x402_channels')
+    : undefined;
+  const read = typeof channels?.from_block === 'number' ? channels.from_block : undefined;
+  return recorded ?? read ?? BATCH_SETTLEMENT_DEPLOYMENT_BLOCK;
 }

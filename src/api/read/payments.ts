@@ -27,9 +27,12 @@ export async function readPayments(
   const after = p.cursor === undefined ? undefined : decodePaymentCursor(p.cursor);
   await readSeller(db, g, address);
   const v3 = hasClasses(g);
+  // A 1.x or 2.x generation's rows carry no class: its columns are not read, so a database still
+  // being migrated (its view older than migration 0029) serves them as before (docs/data-model.md).
   let q = db
     .selectFrom('generation_payments')
-    .select(['tx_hash', 'log_index', 'block_number', 'block_timestamp', 'payer', 'value', 'class', 'internal_reason'])
+    .select(['tx_hash', 'log_index', 'block_number', 'block_timestamp', 'payer', 'value'])
+    .$if(v3, (qb) => qb.select(['class', 'internal_reason']))
     .where('generation', '=', g.generation)
     .where('seller_address', '=', address)
     .where('in_window', '=', true);
@@ -67,8 +70,8 @@ export async function readPayments(
       payer: r.payer,
       value_micro: r.value,
       // Method 3.0.0's class and internal reason: null on 1.x and 2.x generations, whatever a view says.
-      class: v3 ? (r.class as Row['class']) : null,
-      internal_reason: v3 ? (r.internal_reason as Row['internal_reason']) : null,
+      class: v3 && 'class' in r ? (r.class as Row['class']) : null,
+      internal_reason: v3 && 'internal_reason' in r ? (r.internal_reason as Row['internal_reason']) : null,
     })),
   };
 }
