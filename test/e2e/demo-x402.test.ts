@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -254,5 +254,39 @@ describe('method 3.0.0 on the demo chain (run with METHOD_VERSION=3.0.0)', () =>
         for (let i = 1; i < values.length; i++) expect(values[i - 1]! >= values[i]!, target.backend).toBe(true);
       });
     }
+  });
+});
+
+describe('the audit of a 3.0.0 generation', () => {
+  it('behavior: audit --generation 1 recomputes every number from the chain (exit 0), on both backends', async () => {
+    for (const target of targets) {
+      const { code, out } = await tally(['audit', '--generation', '1'], target.env);
+      expect(code, `${target.backend}: ${out}`).toBe(0);
+      expect(out).toContain('identical: every digest and number of generation 1');
+    }
+  });
+
+  it("error: a bundle with one claim's value changed fails the audit, naming the seller and the class", async () => {
+    const target = targets[0]!;
+    const bundle = path.join(dir, 'g1');
+    expect((await tally(['export', '--generation', '1', '--out', bundle], target.env)).code).toBe(0);
+    const env = { RPC_URL: chain.url, USDC_ADDRESS: chain.usdcAddress, LOG_LEVEL: 'silent' };
+    const clean = await tally(['audit', '--bundle', bundle], env);
+    expect(clean.code, clean.out).toBe(0);
+
+    // The 25,000 claim of channel 1 becomes 26,000 in the bundle's evidence.
+    const file = path.join(bundle, 'payments.ndjson');
+    const lines = readFileSync(file, 'utf8').split('\n').filter(Boolean);
+    const claim = lines.findIndex((l) => {
+      const row = JSON.parse(l) as { class?: string; value?: string | number };
+      return row.class === 'batch_settlement' && String(row.value) === '25000';
+    });
+    expect(claim).toBeGreaterThanOrEqual(0);
+    lines[claim] = lines[claim]!.replace(/"value":("?)25000\1/, '"value":$126000$1');
+    writeFileSync(file, `${lines.join('\n')}\n`);
+    const { code, out } = await tally(['audit', '--bundle', bundle], env);
+    expect(code, out).toBe(1);
+    expect(out).toContain(S.channelSeller);
+    expect(out).toContain('batch_settlement');
   });
 });

@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { buildCatalog } from '../../catalog/index.ts';
-import type { Config } from '../../config/index.ts';
+import { BASE_BATCH_SETTLEMENT_FROM_BLOCK, BASE_CHAIN_ID, type Config } from '../../config/index.ts';
 import { openDatabase } from '../../db/index.ts';
 import { migrate } from '../../db/migrate.ts';
 import { silentLogger, type Logger } from '../../lib/log.ts';
@@ -10,6 +10,7 @@ import { methodVersion } from '../../method/versions.ts';
 import type { CycleDeps } from '../../run/cycle.ts';
 import { readGenerationRows, type GenerationRows } from '../../publish/index.ts';
 import { syncAndCompute } from '../../run/generation.ts';
+import { channelsFromBlock, FUNDING_LOOKBACK_SECONDS } from '../../sync/index.ts';
 
 /** The chain and contract a generation was computed on: its `base_usdc` source, else the config. */
 export function chainOf(rows: GenerationRows, config: Config): { chainId: number; usdcAddress: string } {
@@ -25,6 +26,13 @@ export function chainOf(rows: GenerationRows, config: Config): { chainId: number
         : config.CHAIN_ID,
     usdcAddress: typeof source?.contract === 'string' ? source.contract.toLowerCase() : config.USDC_ADDRESS,
   };
+}
+
+/** The block a run read the batch contract's ChannelCreated logs from, as its x402_channels source recorded it. */
+function recordedChannelsFrom(sources: unknown): bigint | undefined {
+  if (!Array.isArray(sources)) return undefined;
+  const channels = (sources as { name?: unknown; from_block?: unknown }[]).find((s) => s?.name === 'x402_channels');
+  return typeof channels?.from_block === 'number' ? BigInt(channels.from_block) : undefined;
 }
 
 /**
@@ -65,6 +73,24 @@ export async function recomputeGeneration(
     // one (a difference means a reorg or another chain), its time must match too.
     const asOf = await deps.resolveAsOf(client, { asOfBlock: BigInt(g.as_of.block_number) });
     log.info({ asOfBlock: asOf.number }, 'audit: re-indexing the chain');
+    // Method 3.x counts settlements of other streams too: the audit reads them as the run did, from
+    // the block its run read ChannelCreated from (its x402_channels source), else as configured.
+    const streams = g.method_version.startsWith('3.')
+      ? {
+          lookbackSeconds: Number(
+            (g.constants as { funding_lookback_seconds?: unknown }).funding_lookback_seconds ??
+              FUNDING_LOOKBACK_SECONDS,
+          ),
+          channelsFromBlock:
+            recordedChannelsFrom(g.sources) ??
+            channelsFromBlock(config.BATCH_SETTLEMENT_FROM_BLOCK, {
+              chainId,
+              baseChainId: BASE_CHAIN_ID,
+              baseFromBlock: BASE_BATCH_SETTLEMENT_FROM_BLOCK,
+              asOfBlock: asOf.number,
+            }),
+        }
+      : undefined;
     // The same path as a run: src/run/generation.ts.
     const { generation } = await syncAndCompute(scratch.db, deps, client, {
       catalog,
@@ -78,6 +104,7 @@ export async function recomputeGeneration(
       methodVersion: g.method_version,
       // --seller: index only that seller's logs (the other sellers' numbers are then not comparable)
       ...(options.seller !== undefined ? { onlySeller: options.seller } : {}),
+      ...(streams ? { sync: { streams } } : {}),
       log,
     });
     return await readGenerationRows(scratch.db, generation);
