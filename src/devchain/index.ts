@@ -63,6 +63,7 @@ export {
   exactProxyAbi,
   installX402Contracts,
   PERMIT2_DEPOSIT_COLLECTOR_ADDRESS,
+  PERMIT2_DEPOSIT_WITNESS_TYPES,
   STAND_IN_BUILD_PATH,
   STAND_IN_NAMES,
   standInBuild,

@@ -32,6 +32,27 @@ export {
   type X402ContractKey,
 } from '../chain/x402.ts';
 
+/**
+ * Permit2's EIP-712 types for a channel deposit through the Permit2 deposit collector: the
+ * collector's witness `DepositWitness(bytes32 channelId)` (x402 repository at commit
+ * 84ffb6412a1f2f45a62971c5549eff794281c099, contracts/evm/src/periphery/Permit2DepositCollector.sol;
+ * docs/x402-contracts.md). `@x402/evm` 2.27.0 does not export it.
+ */
+export const PERMIT2_DEPOSIT_WITNESS_TYPES = {
+  PermitWitnessTransferFrom: [
+    { name: 'permitted', type: 'TokenPermissions' },
+    { name: 'spender', type: 'address' },
+    { name: 'nonce', type: 'uint256' },
+    { name: 'deadline', type: 'uint256' },
+    { name: 'witness', type: 'DepositWitness' },
+  ],
+  TokenPermissions: [
+    { name: 'token', type: 'address' },
+    { name: 'amount', type: 'uint256' },
+  ],
+  DepositWitness: [{ name: 'channelId', type: 'bytes32' }],
+} as const;
+
 /** Which stand-in of build.json runs at each canonical address. */
 export const STAND_IN_NAMES: Readonly<Record<X402ContractKey, string>> = Object.freeze({
   permit2: 'Permit2StandIn',

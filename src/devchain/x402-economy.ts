@@ -43,6 +43,7 @@ import {
 import type { LocalAccount } from 'viem/accounts';
 import { batchSettlementAbi, exactProxyAbi, uptoProxyAbi, X402_CONTRACTS } from '../chain/x402.ts';
 import { buyerAccount } from './accounts.ts';
+import { PERMIT2_DEPOSIT_WITNESS_TYPES } from './x402-contracts.ts';
 import { sendMint, sendPlainTransfer, sendSettlement } from './settle.ts';
 import { fiatTokenAbi } from './usdc-abi.ts';
 import type { UsdcDeployment } from './usdc.ts';
@@ -336,22 +337,6 @@ function plan(asOfTs: bigint): Step[] {
   return steps.sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
 }
 
-/** Permit2's EIP-712 types for a deposit through the Permit2 deposit collector (x402 batch-settlement spec). */
-const depositWitnessTypes = {
-  PermitWitnessTransferFrom: [
-    { name: 'permitted', type: 'TokenPermissions' },
-    { name: 'spender', type: 'address' },
-    { name: 'nonce', type: 'uint256' },
-    { name: 'deadline', type: 'uint256' },
-    { name: 'witness', type: 'DepositWitness' },
-  ],
-  TokenPermissions: [
-    { name: 'token', type: 'address' },
-    { name: 'amount', type: 'uint256' },
-  ],
-  DepositWitness: [{ name: 'channelId', type: 'bytes32' }],
-} as const;
-
 const ZERO_ADDRESS: Address = '0x0000000000000000000000000000000000000000';
 const WITHDRAW_DELAY = 900;
 /** USDC each payer and funding seller starts with. */
@@ -613,7 +598,7 @@ export class X402DemoSeeder {
         const deadline = step.at + DEADLINE_SECONDS;
         const signature = await account('channelPayer2').signTypedData({
           domain: { name: 'Permit2', chainId: dep.chainId, verifyingContract: getAddress(X402_CONTRACTS.permit2) },
-          types: depositWitnessTypes,
+          types: PERMIT2_DEPOSIT_WITNESS_TYPES,
           primaryType: 'PermitWitnessTransferFrom',
           message: {
             permitted: { token: getAddress(dep.address), amount: step.amount },

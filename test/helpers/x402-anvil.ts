@@ -21,6 +21,7 @@ import {
   batchSettlementAbi,
   deployUsdc,
   installX402Contracts,
+  PERMIT2_DEPOSIT_WITNESS_TYPES,
   startAnvil,
   waitForReceipt,
   X402_CONTRACTS,
@@ -52,21 +53,8 @@ export type Channel = { config: ChannelConfig; id: Hex };
 
 const ZERO: Address = '0x0000000000000000000000000000000000000000';
 
-/** The Permit2 deposit collector's witness type (x402 repository, contracts/evm/src). */
-export const depositWitnessTypes = {
-  PermitWitnessTransferFrom: [
-    { name: 'permitted', type: 'TokenPermissions' },
-    { name: 'spender', type: 'address' },
-    { name: 'nonce', type: 'uint256' },
-    { name: 'deadline', type: 'uint256' },
-    { name: 'witness', type: 'DepositWitness' },
-  ],
-  TokenPermissions: [
-    { name: 'token', type: 'address' },
-    { name: 'amount', type: 'uint256' },
-  ],
-  DepositWitness: [{ name: 'channelId', type: 'bytes32' }],
-} as const;
+/** The Permit2 deposit collector's witness type (src/devchain/x402-contracts.ts). */
+export const depositWitnessTypes = PERMIT2_DEPOSIT_WITNESS_TYPES;
 
 export const nowSeconds = (): bigint => BigInt(Math.floor(Date.now() / 1000));
 
