@@ -205,6 +205,8 @@ async function main() {
       CATALOG_SOURCE: catalogFile,
       USDC_ADDRESS: USDC,
       RPC_CONCURRENCY: String(concurrency),
+      // the method `run` computes: its default unless the environment says (METHOD_VERSION=2.0.0 ...)
+      ...(process.env.METHOD_VERSION ? { METHOD_VERSION: process.env.METHOD_VERSION } : {}),
     });
     const log = args['log-level'] === 'silent' ? silentLogger : createLogger(args['log-level'], 'json');
     const deps = defaultDeps();
