@@ -61,5 +61,5 @@ export const ERROR_CODES: Record<number, readonly string[]> = {
   414: ['uri_too_long'],
   429: ['rate_limited'],
   500: ['internal_error'],
-  503: ['no_generation', 'unavailable'],
+  503: ['no_generation', 'unavailable', 'starting'],
 };

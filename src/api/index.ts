@@ -53,6 +53,11 @@ export interface ApiOptions {
   onBundleBuild?: (generation: number) => void;
   /** Rows per database page of a streamed bundle file (default BUNDLE_PAGE_ROWS, 1000). */
   bundlePageRows?: number;
+  /**
+   * A server already listening (src/cli/port.ts: the port is held from a command's start); the
+   * API takes over its requests and is then made ready, not listened.
+   */
+  server?: http.Server;
 }
 
 /** The header that carries ApiOptions.internalToken. */
@@ -78,7 +83,11 @@ export async function buildApi(db: Kysely<Schema>, options: ApiOptions): Promise
       // Node answers an HTTP/1.1 request without Host with an empty 400 of its own; let it through
       // to the onRequest hook, which answers in the API's error shape. CONNECT never reaches a
       // route: Node emits 'connect', and without a listener it drops the socket unanswered.
-      const server = http.createServer({ requireHostHeader: false }, handler);
+      const server = options.server ?? http.createServer({ requireHostHeader: false }, handler);
+      if (options.server) {
+        server.removeAllListeners('request'); // the holder's "starting" answer
+        server.on('request', handler);
+      }
       server.on('connect', (_request, socket: Duplex) =>
         answerOnSocket(
           socket,

@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { CONFIG_FLAGS } from '../config/index.ts';
 import { TallyError } from '../lib/errors.ts';
+import { didYouMean } from './suggest.ts';
 
 export { CONFIG_FLAGS } from '../config/index.ts';
 
@@ -47,13 +48,13 @@ export function parseCommandLine(argv: readonly string[]): ParsedArgs {
   try {
     parsed = parseArgs({ args: [...argv], options, allowPositionals: true, strict: true });
   } catch (error) {
-    throw new UsageError((error as Error).message);
+    throw new UsageError(explainParseError(error as Error & { code?: string }, options));
   }
   const { values, positionals } = parsed;
   if (positionals.length > 1) throw new UsageError(`unexpected argument: ${positionals[1]}`);
   const name = positionals[0];
   if (name !== undefined && name !== 'help' && !(COMMANDS as readonly string[]).includes(name)) {
-    throw new UsageError(`unknown command: ${name} (one of ${COMMANDS.join(', ')})`);
+    throw new UsageError(`unknown command: ${name}${didYouMean(name, COMMANDS)} (one of ${COMMANDS.join(', ')})`);
   }
   const overrides: Record<string, string> = {};
   for (const [flag, envName] of Object.entries(CONFIG_FLAGS)) {
@@ -73,6 +74,20 @@ export function parseCommandLine(argv: readonly string[]): ParsedArgs {
     noServe: values['no-serve'] === true,
     makeLatest: values['make-latest'] === true,
   };
+}
+
+/**
+ * parseArgs' message in our words: an unknown flag is named, with the closest known flag; the
+ * rest (a string flag without its value, ...) pass through.
+ */
+function explainParseError(error: Error & { code?: string }, options: Record<string, unknown>): string {
+  const unknown = /^Unknown option '(-{1,2})([^'=]+)'/.exec(error.message);
+  if (error.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && unknown) {
+    const typed = `${unknown[1]}${unknown[2]}`;
+    const flags = Object.keys(options).map((f) => `--${f}`);
+    return `unknown flag ${typed}${didYouMean(typed.replace(/^-(?!-)/, '--'), flags)}`;
+  }
+  return error.message;
 }
 
 /** `--generation N`: a positive integer, or a usage error naming the flag. */

@@ -5,7 +5,7 @@ import { isTemporary, TallyError } from '../lib/errors.ts';
 import { createLogger, type Logger } from '../lib/log.ts';
 import { parseCommandLine, UsageError, type CommandName } from './args.ts';
 import type { Command, CommandIo } from './context.ts';
-import { HELP } from './help.ts';
+import { commandHelp, HELP } from './help.ts';
 
 /** Exit codes: 0 success, 1 failure (fix something first), 75 temporary (run again later). */
 export const EXIT = { ok: 0, failure: 1, temporary: 75 } as const;
@@ -65,7 +65,7 @@ export async function runCommand(
   try {
     const args = parseCommandLine(argv);
     if (args.help || !args.command) {
-      out(HELP);
+      out(args.command ? commandHelp(args.command) : HELP);
       return EXIT.ok;
     }
     // Checked before anything is opened, with every other problem of the configuration.

@@ -1,4 +1,5 @@
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import type http from 'node:http';
 import path from 'node:path';
 import { loadConfig } from '../config/index.ts';
 import { demoCatalogItems, mine, readCatalogItems, startDemoChain } from '../devchain/index.ts';
@@ -7,8 +8,11 @@ import type { CommandContext } from './context.ts';
 import { runOnce } from './run.ts';
 import { progressBar } from '../run/cycle.ts';
 import { makeSchedule } from './schedule.ts';
+import { holdPort, releasePort } from './port.ts';
 import { startApi, untilAborted } from './serve.ts';
-import { openDatabase } from '../db/index.ts';
+import { openDatabase, type Database } from '../db/index.ts';
+import type { RunReport } from '../run/cycle.ts';
+import { sql } from 'kysely';
 import { acquireDataDirLock } from '../run/lock.ts';
 
 const CATALOG_FILE = 'bazaar-catalog-2025-12-31.json';
@@ -36,14 +40,20 @@ export async function demoCommand(ctx: CommandContext): Promise<number> {
   // Lock before wiping: another demo on the same DATA_DIR keeps its data (this one exits 75).
   const dirLock = acquireDataDirLock(dataDir);
   try {
-    rmSync(path.join(dataDir, 'pglite'), { recursive: true, force: true });
-    return await demoIn(ctx, dataDir, started);
+    // The port before the seeding: a taken one exits 1 naming PORT at once, not after a minute.
+    const held = await holdPort(ctx.config);
+    try {
+      rmSync(path.join(dataDir, 'pglite'), { recursive: true, force: true });
+      return await demoIn(ctx, dataDir, started, held);
+    } finally {
+      await releasePort(held);
+    }
   } finally {
     await dirLock.release();
   }
 }
 
-async function demoIn(ctx: CommandContext, dataDir: string, started: number): Promise<number> {
+async function demoIn(ctx: CommandContext, dataDir: string, started: number, held: http.Server): Promise<number> {
   ctx.out('starting the local demo chain (anvil + USDC) and seeding payments…');
   // The real crawl plus a synthetic listing farm (see demoCatalogItems), written where the run
   // reads it; the chain pays sellers of this same catalog.
@@ -87,7 +97,7 @@ async function demoIn(ctx: CommandContext, dataDir: string, started: number): Pr
     try {
       const firstRunStartedAt = new Date();
       await runOnce(demoCtx, database);
-      const api = await startApi(demoCtx, database, config.CADENCE_SECONDS);
+      const api = await startApi(demoCtx, database, config.CADENCE_SECONDS, held);
       const seconds = ((performance.now() - started) / 1000).toFixed(1);
       ctx.out(
         `\nx402-tally demo is serving (ready in ${seconds} s); a new generation every ${DEMO_CADENCE_SECONDS} s.`,
@@ -120,7 +130,10 @@ async function demoIn(ctx: CommandContext, dataDir: string, started: number): Pr
         if (ctx.signal.aborted) return;
         try {
           await mine(chain.url, 1);
-          await runOnce({ ...demoCtx, out: () => {} }, database);
+          // One line a generation (the first run's stage lines are not repeated every minute).
+          const runStarted = performance.now();
+          const report = await runOnce({ ...demoCtx, out: () => {}, progress: undefined }, database);
+          ctx.out(await generationLine(database, report, performance.now() - runStarted));
         } catch (error) {
           ctx.log.warn({ error: (error as Error).message }, 'demo run failed; the next one is on schedule');
         }
@@ -135,4 +148,14 @@ async function demoIn(ctx: CommandContext, dataDir: string, started: number): Pr
   } finally {
     await chain.stop();
   }
+}
+
+/** `generation 7  as of 2026-…Z (block 123)  412 payments  1.9 s`: the demo's line per scheduled run. */
+async function generationLine(database: Database, report: RunReport, ms: number): Promise<string> {
+  const { rows } = await sql<{ payments: string }>`
+    select coalesce(sum(payments_30d), 0)::text as payments from gen_sellers where generation = ${report.generation}`.execute(
+    database.db,
+  );
+  const asOf = new Date(Number(report.asOf.timestamp) * 1000).toISOString();
+  return `generation ${report.generation}  as of ${asOf} (block ${report.asOf.number})  ${rows[0]?.payments ?? 0} payments  ${(ms / 1000).toFixed(1)} s`;
 }

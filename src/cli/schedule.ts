@@ -1,3 +1,4 @@
+import type http from 'node:http';
 import { Cron } from 'croner';
 import { DURATION_PATTERN } from '../config/index.ts';
 import { migrate } from '../db/migrate.ts';
@@ -8,6 +9,7 @@ import { describeError } from './command.ts';
 import type { CommandContext } from './context.ts';
 import { runOnce } from './run.ts';
 import { startApi, untilAborted, type RunningApi } from './serve.ts';
+import { holdPort, releasePort } from './port.ts';
 import { openStore } from './store.ts';
 
 const UNIT_SECONDS = { s: 1, m: 60, h: 3600, d: 86_400 } as const;
@@ -60,6 +62,16 @@ export function makeSchedule(every: string, task: () => Promise<void>): Schedule
  * generation. Stops on SIGINT/SIGTERM after the current run.
  */
 export async function scheduleCommand(ctx: CommandContext): Promise<number> {
+  // The port before any work: a taken one exits 1 naming PORT, before the database is opened.
+  const held = ctx.args.noServe ? undefined : await holdPort(ctx.config);
+  try {
+    return await scheduleOn(ctx, held);
+  } finally {
+    if (held) await releasePort(held);
+  }
+}
+
+async function scheduleOn(ctx: CommandContext, held: http.Server | undefined): Promise<number> {
   const database = await openStore(ctx.config);
   let running: Promise<void> = Promise.resolve();
   let api: RunningApi | undefined;
@@ -86,7 +98,7 @@ export async function scheduleCommand(ctx: CommandContext): Promise<number> {
     // published generation, or 503 no_generation before the first one).
     await migrate(database.db, undefined, { copyFacts: false });
     if (!ctx.args.noServe) {
-      api = await startApi(ctx, database, cadenceSeconds);
+      api = await startApi(ctx, database, cadenceSeconds, held);
       ctx.out(`serving ${api.url}/api/v1/meta; running every ${ctx.config.SCHEDULE_EVERY}`);
     }
     // The first run now, then the job, so that the start makes one run (makeSchedule: start).

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type http from 'node:http';
 import { buildApi } from '../api/index.ts';
 import { injectClient } from '../mcp/client.ts';
 import { registerMcpRoute } from '../mcp/http.ts';
@@ -6,6 +7,7 @@ import type { Database } from '../db/index.ts';
 import { schemaStatus } from '../db/migrate.ts';
 import { TallyError } from '../lib/errors.ts';
 import type { CommandContext } from './context.ts';
+import { holdPort, releasePort } from './port.ts';
 import { openStore } from './store.ts';
 
 export interface RunningApi {
@@ -13,8 +15,16 @@ export interface RunningApi {
   close(): Promise<void>;
 }
 
-/** Starts the API, with the MCP server at /mcp, on an opened database at HOST:PORT; resolves once it listens. */
-export async function startApi(ctx: CommandContext, database: Database, cadenceSeconds: number): Promise<RunningApi> {
+/**
+ * Starts the API, with the MCP server at /mcp, on an opened database; resolves once it serves.
+ * On `held` (src/cli/port.ts: bound at the command's start) when given, else on HOST:PORT now.
+ */
+export async function startApi(
+  ctx: CommandContext,
+  database: Database,
+  cadenceSeconds: number,
+  held?: http.Server,
+): Promise<RunningApi> {
   const internalToken = randomBytes(16).toString('hex');
   const log = ctx.log.child({ stage: 'api' });
   const app = await buildApi(database.db, {
@@ -22,13 +32,20 @@ export async function startApi(ctx: CommandContext, database: Database, cadenceS
     cadenceSeconds,
     log,
     internalToken,
+    ...(held ? { server: held } : {}),
   });
   registerMcpRoute(app, injectClient(app, internalToken), log);
   let address: string;
   try {
-    address = await app.listen({ port: ctx.config.PORT, host: ctx.config.HOST });
+    if (held) {
+      await app.ready();
+      address = urlOf(held);
+    } else {
+      address = await app.listen({ port: ctx.config.PORT, host: ctx.config.HOST });
+    }
   } catch (error) {
     await app.close();
+    if (held) await releasePort(held);
     if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
       throw new TallyError(
         `port ${ctx.config.PORT} on ${ctx.config.HOST} is in use; choose another with --port or PORT`,
@@ -39,7 +56,21 @@ export async function startApi(ctx: CommandContext, database: Database, cadenceS
   const url = address.replace('://0.0.0.0', '://127.0.0.1').replace('://[::]', '://127.0.0.1');
   ctx.log.info({ url }, 'api listening');
   ctx.io.onListening?.(url);
-  return { url, close: () => app.close() };
+  return {
+    url,
+    close: async () => {
+      await app.close();
+      // Fastify closes only a server it listened itself.
+      if (held) await releasePort(held);
+    },
+  };
+}
+
+/** http://host:port of a listening server, as Fastify's listen() reports its own. */
+function urlOf(server: http.Server): string {
+  const a = server.address();
+  if (!a || typeof a === 'string') throw new TallyError('the held API port is not listening');
+  return `http://${a.family === 'IPv6' ? `[${a.address}]` : a.address}:${a.port}`;
 }
 
 /** Resolves when the signal fires (SIGINT/SIGTERM by default). */
@@ -62,15 +93,20 @@ export async function assertSchemaCurrent(database: Database): Promise<void> {
 
 /** `x402-tally serve`: the read-only API until SIGINT/SIGTERM. */
 export async function serveCommand(ctx: CommandContext): Promise<number> {
-  const database = await openStore(ctx.config, { readOnly: true });
+  const held = await holdPort(ctx.config);
   try {
-    await assertSchemaCurrent(database);
-    const api = await startApi(ctx, database, ctx.config.CADENCE_SECONDS);
-    ctx.out(`serving ${api.url}/api/v1/meta`);
-    await untilAborted(ctx.signal);
-    await api.close();
-    return 0;
+    const database = await openStore(ctx.config, { readOnly: true });
+    try {
+      await assertSchemaCurrent(database);
+      const api = await startApi(ctx, database, ctx.config.CADENCE_SECONDS, held);
+      ctx.out(`serving ${api.url}/api/v1/meta`);
+      await untilAborted(ctx.signal);
+      await api.close();
+      return 0;
+    } finally {
+      await database.close();
+    }
   } finally {
-    await database.close();
+    await releasePort(held);
   }
 }

@@ -1,3 +1,4 @@
+import { Cron } from 'croner';
 import { z } from 'zod';
 import { redactUrl } from './redact.ts';
 
@@ -33,10 +34,26 @@ export const DURATION_PATTERN = /^([1-9][0-9]*)(s|m|h|d)$/;
 
 function isScheduleExpression(value: string): boolean {
   if (DURATION_PATTERN.test(value)) return true;
-  // Cron expressions are validated by the scheduler (croner) when `schedule` starts; here only
-  // their shape: 5 or 6 fields of cron characters.
+  // 5 or 6 fields, then croner's own parse (the scheduler's): a field out of range such as
+  // `61 * * * *` is a configuration mistake at start, not an error the running schedule logs...
   const fields = value.trim().split(/\s+/);
-  return (fields.length === 5 || fields.length === 6) && fields.every((f) => /^[0-9*,\-/?LW#A-Za-z]+$/.test(f));
+  if (!(fields.length === 5 || fields.length === 6)) return false;
+  try {
+    // ... and one that never fires (`0 0 31 2 *`) is a mistake too
+    return new Cron(value, { timezone: 'UTC', paused: true }).nextRun() !== null;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A connection string `pg` reads as a URL: `postgres://` or `postgresql://`. Anything else
+ * (`postgres//oops`) would reach the driver, fail to connect and look like a temporary fault.
+ */
+function isPostgresUrl(value: string): boolean {
+  if (!URL.canParse(value)) return false;
+  const protocol = new URL(value).protocol;
+  return protocol === 'postgres:' || protocol === 'postgresql:';
 }
 
 /**
@@ -115,7 +132,10 @@ export const CONFIG_KEYS = [
     arg: 'URL',
     meaning: 'Postgres connection string',
     shown: 'unset: embedded PGlite under `DATA_DIR`',
-    schema: z.string().optional(),
+    schema: z
+      .string()
+      .refine(isPostgresUrl, 'must be a URL such as postgres://user@host:5432/database (postgres:// or postgresql://)')
+      .optional(),
   },
   {
     env: 'DATA_DIR',
@@ -297,7 +317,7 @@ export const CONFIG_KEYS = [
       .string()
       .refine(
         isScheduleExpression,
-        'must be a duration such as 15m, 1h, 30s or a cron expression such as "*/15 * * * *"',
+        'must be a duration such as 15m, 1h, 30s or a cron expression (UTC) that fires, such as "*/15 * * * *"',
       )
       .default('15m'),
   },
@@ -308,9 +328,9 @@ export const CONFIG_FLAGS: Readonly<Record<string, string>> = Object.fromEntries
   CONFIG_KEYS.flatMap((k) => (k.flag ? [[k.flag, k.env]] : [])),
 );
 
-/** The help text's lines for the configuration flags. */
-export function configHelpLines(): string[] {
-  return CONFIG_KEYS.filter((k) => k.flag).map((k) => {
+/** The help text's lines for the configuration flags (`only`: those of these variables). */
+export function configHelpLines(only?: readonly string[]): string[] {
+  return CONFIG_KEYS.filter((k) => k.flag && (!only || only.includes(k.env))).map((k) => {
     const left = `  --${k.flag} ${k.arg}`.padEnd(30);
     const shown = k.shown.replaceAll('`', '');
     const fallback = !shown ? '' : /^(required|unset)/.test(shown) ? `; ${shown}` : `; default: ${shown}`;
