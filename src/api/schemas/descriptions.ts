@@ -109,7 +109,8 @@ export const FIELD_MEANINGS: Readonly<Record<string, string>> = {
   'InternalFigures.revenue_micro': 'their sum, micro-USDC',
   'InternalFigures.payers': 'distinct payers among them',
   // periods
-  period_start: 'start of the hour, unix seconds (UTC)',
+  // ISO 8601 (PeriodDigest.period_start_unix is the same start in unix seconds)
+  period_start: "start of the period (UTC); the window's first and last periods hold only in-window payments",
   sha256: 'sha256 digest',
   // market
   day: 'a UTC day (YYYY-MM-DD)',

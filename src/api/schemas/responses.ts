@@ -196,9 +196,7 @@ export const PaymentsPage = z.strictObject({
 components.add(PaymentsPage, { id: 'PaymentsPage' });
 
 export const PeriodDigest = z.strictObject({
-  period_start: Iso.meta({
-    description: "start of the period (UTC); the window's first and last periods hold only in-window payments",
-  }),
+  period_start: Iso, // its meaning: schemas/descriptions.ts
   period_start_unix: z
     .int()
     .nonnegative()
