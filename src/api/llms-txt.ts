@@ -26,18 +26,18 @@ export const LLMS_TXT = `# x402-tally
 - [Seller payments](/api/v1/sellers/{address}/payments): the verified payments behind the seller's numbers, each with its class and internal_reason (method 3.0.0)
 - [Seller periods](/api/v1/sellers/{address}/periods): the per-hour evidence digests the seller's digest is composed of (method 2.x)
 - [Market](/api/v1/market/daily): daily market aggregate; external_volume_micro under method 3.0.0
-- [Audit bundle](/api/v1/generations/{generation}/bundle/{file}): manifest.json and the files it lists, to recompute a generation with: npx x402-tally audit --bundle DIR
+- [Audit bundle](/api/v1/generations/{generation}/bundle/{file}): manifest.json and the files it lists, to recompute a generation with (in a checkout of x402-tally): npx x402-tally audit --bundle DIR
 - [OpenAPI](/api/v1/openapi.json): every endpoint, parameter and field, described
 - Pages follow next_cursor until it is null. Errors are JSON {"error": {"code", "message"}}; the message names the bad parameter.
 
 ## MCP
-- Streamable HTTP at /mcp (POST one JSON-RPC message, no batches; stateless, read-only). Over stdio: npx x402-tally mcp
+- Streamable HTTP at /mcp (POST one JSON-RPC message, no batches; stateless, read-only). Over stdio (in a checkout of x402-tally): npx x402-tally mcp
 - Tools: search_listings, get_seller, top_sellers (sort: verified_revenue or external_revenue), market_daily, explain_metric
 
 ## How to cite
 - Name the generation and method_version of the answer, e.g. "x402-tally generation 42 (method 1.0.0), as of Base block 23000000".
 - Pass ?generation=42 (or the tools' generation argument) to read the same numbers again while that generation is retained.
-- To check a number yourself: npx x402-tally audit --generation 42 --seller 0x... recomputes it from the chain.
+- To check a number yourself, in a checkout of x402-tally: npx x402-tally audit --generation 42 --seller 0x... recomputes it from the chain.
 `;
 
 /** What the latest published generation serves, for the guide's last section. */

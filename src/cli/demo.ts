@@ -16,6 +16,13 @@ import { sql } from 'kysely';
 import { acquireDataDirLock } from '../run/lock.ts';
 
 const CATALOG_FILE = 'bazaar-catalog-2025-12-31.json';
+/** The command line's entry, printed by absolute path so the demo's commands run from any folder. */
+const BIN = path.join(projectRoot, 'bin', 'x402-tally.js');
+
+/** A path as one shell word (quoted when it holds anything but safe characters). */
+function shellWord(text: string): string {
+  return /^[A-Za-z0-9_./-]+$/.test(text) ? text : `'${text.replaceAll("'", "'\\''")}'`;
+}
 
 /** How often the demo mines a block and publishes a new generation. */
 const DEMO_CADENCE_SECONDS = 60;
@@ -123,7 +130,8 @@ async function demoIn(ctx: CommandContext, dataDir: string, started: number, hel
       ctx.out(
         `    for f in $(node -pe 'require("./manifest.json").files.map(f => f.name).join(" ")'); do curl -sO ${api.url}/api/v1/generations/1/bundle/$f; done && cd ..`,
       );
-      ctx.out(`  RPC_URL=${chain.url} npx x402-tally audit --bundle ./g`);
+      // The bin by its absolute path: `npx x402-tally` works only inside the checkout.
+      ctx.out(`  RPC_URL=${chain.url} node ${shellWord(BIN)} audit --bundle ./g`);
       ctx.out('Stop with Ctrl-C.');
       // The next runs, every DEMO_CADENCE_SECONDS from the first one's start.
       const job = makeSchedule(`${DEMO_CADENCE_SECONDS}s`, async () => {

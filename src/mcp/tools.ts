@@ -99,7 +99,10 @@ const Explanation = z.strictObject({
   sample_payments: z
     .array(PaymentRow)
     .meta({ description: "the seller's newest verified payments of the window (up to 5)" }),
-  audit_command: z.string().meta({ description: "the command that recomputes this seller's numbers from the chain" }),
+  audit_command: z.string().meta({
+    description:
+      "the command that recomputes this seller's numbers from the chain: run it in a checkout of x402-tally (after npm install), with RPC_URL set to a Base node",
+  }),
 });
 
 export interface Tool {
