@@ -32,7 +32,7 @@ export const LLMS_TXT = `# x402-tally
 
 ## MCP
 - Streamable HTTP at /mcp (POST one JSON-RPC message, no batches; stateless, read-only). Over stdio (in a checkout of x402-tally): npx x402-tally mcp
-- Tools: search_listings, get_seller, top_sellers (sort: verified_revenue or external_revenue), market_daily, explain_metric
+- Tools: search_listings, get_seller (a card under 2 KB; detail: true for the whole profile), top_sellers (sort: verified_revenue or external_revenue), market_daily, explain_metric, status (freshness and retained generations)
 
 ## How to cite
 - Name the generation and method_version of the answer, e.g. "x402-tally generation 42 (method 1.0.0), as of Base block 23000000".

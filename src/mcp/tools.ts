@@ -13,6 +13,7 @@ import { Address, Category, Count, Micro, Window } from '../api/schemas/common.t
 import {
   DirectoryPage,
   MarketDaily,
+  Meta,
   PaymentRow,
   Provenance,
   RankingsPage,
@@ -85,6 +86,62 @@ const MEANING: Record<MetricName, string> = {
 
 const SellerDay = z.strictObject({ day: z.iso.date(), payments: Count, revenue_micro: Micro, payers: Count });
 
+/** get_seller's default answer is a card an agent can hold in its context: under 2 KB (test/mcp). */
+const CARD_LISTINGS = 3;
+/** Catalog text in a card (titles, URLs, a display name) is cut to this many characters, with `…`. */
+const CARD_TEXT_CHARS = 100;
+const cut = (text: string | null) =>
+  text === null || text.length <= CARD_TEXT_CHARS ? text : `${text.slice(0, CARD_TEXT_CHARS - 1)}…`;
+
+const FullProfile = SellerProfile.extend({
+  daily: z.array(SellerDay).optional().meta({ description: 'one row per UTC day of the window with payments' }),
+});
+const SellerCard = z.strictObject({
+  generation: SellerProfile.shape.generation,
+  method_version: SellerProfile.shape.method_version,
+  seller_address: Address,
+  display_name: z
+    .string()
+    .nullable()
+    .meta({ description: `the profile's display_name, cut to ${CARD_TEXT_CHARS} characters` }),
+  tier: SellerProfile.shape.tier,
+  evidence_state: SellerProfile.shape.evidence_state,
+  rank: SellerProfile.shape.rank,
+  farm_flag: SellerProfile.shape.farm_flag,
+  farm_reasons: SellerProfile.shape.farm_reasons,
+  values: z
+    .strictObject({
+      verified_revenue_30d_micro: Micro,
+      median_payment_30d_micro: Micro.nullable(),
+      payments_30d: Count,
+      payers_30d: Count,
+      external_revenue_30d_micro: Micro.nullable(),
+      external_payments_30d: Count.nullable(),
+      external_payers_30d: Count.nullable(),
+    })
+    .meta({
+      description: "the metrics' values (external ones null before method 3.0.0); their provenance is in detail",
+    }),
+  first_payment_at: SellerProfile.shape.first_payment_at,
+  last_payment_at: SellerProfile.shape.last_payment_at,
+  listing_count: Count,
+  listings: z
+    .array(
+      z.strictObject({
+        resource_url: z.string(),
+        title: z.string().nullable(),
+        category: Category,
+      }),
+    )
+    .meta({
+      description: `its first ${CARD_LISTINGS} listings (the profile's order), text cut to ${CARD_TEXT_CHARS} characters`,
+    }),
+  profile: FullProfile.optional().meta({
+    description:
+      'with detail: true, the whole profile: provenance of each metric, by_class, internal, every listing, the daily series',
+  }),
+});
+
 const Explanation = z.strictObject({
   generation: z.int().positive(),
   method_version: z.string(),
@@ -104,6 +161,31 @@ const Explanation = z.strictObject({
       "the command that recomputes this seller's numbers from the chain: run it in a checkout of x402-tally (after npm install), with RPC_URL set to a Base node",
   }),
 });
+
+/** The card of a profile the API served (SellerProfile): values without provenance, a few listings. */
+function sellerCard(profile: Record<string, any>): Record<string, unknown> {
+  const metrics = profile.metrics as Record<MetricName, { value: unknown } | null>;
+  return {
+    generation: profile.generation,
+    method_version: profile.method_version,
+    seller_address: profile.seller_address,
+    display_name: cut(profile.display_name),
+    tier: profile.tier,
+    evidence_state: profile.evidence_state,
+    rank: profile.rank,
+    farm_flag: profile.farm_flag,
+    farm_reasons: profile.farm_reasons,
+    values: Object.fromEntries(METRICS.map((m) => [m, metrics[m] === null ? null : metrics[m].value])),
+    first_payment_at: profile.first_payment_at,
+    last_payment_at: profile.last_payment_at,
+    listing_count: profile.listing_count,
+    listings: (profile.listings as Record<string, any>[]).slice(0, CARD_LISTINGS).map((l) => ({
+      resource_url: cut(l.resource_url),
+      title: cut(l.title),
+      category: l.category,
+    })),
+  };
+}
 
 export interface Tool {
   readonly name: string;
@@ -181,17 +263,26 @@ export const TOOLS: readonly Tool[] = [
   {
     name: 'get_seller',
     description:
-      "A seller's profile: its verified 30-day revenue, median payment, payments and payers, each with the provenance to recompute it; " +
-      'under method 3.0.0 also its external revenue, payments and payers, its figures per evidence class (by_class) and its internal ' +
-      'payments per reason (internal), null on older generations; its evidence state, tier, farm flags and listings; and its daily ' +
-      'series when the generation has one.',
-    input: z.strictObject({ address, generation }),
-    output: SellerProfile.extend({
-      daily: z.array(SellerDay).optional().meta({ description: 'one row per UTC day of the window with payments' }),
+      'A seller at a glance: its verified 30-day revenue, median payment, payments and payers (under method 3.0.0 also its external ' +
+      'revenue, payments and payers: what buyers other than the seller itself paid), evidence state, tier, farm flags, rank and first ' +
+      'listings, in under 2 KB. With detail: true, also the whole profile: the provenance to recompute each number, its figures per ' +
+      'evidence class (by_class), its internal payments per reason, every listing, and its daily series when the generation has one.',
+    input: z.strictObject({
+      address,
+      detail: z
+        .boolean()
+        .optional()
+        .describe(
+          'true: add the whole profile (provenance, by_class, internal, every listing, daily series); default false',
+        ),
+      generation,
     }),
+    output: SellerCard,
     call: async (api, a) => {
       const slug = String(a.address).toLowerCase();
       const profile = await read(api, `/sellers/${slug}`, { generation: a.generation });
+      const card = sellerCard(profile);
+      if (!a.detail) return card;
       // The daily series is read from the same generation as the profile.
       const daily = await read(api, `/sellers/${slug}/daily`, { generation: profile.generation }).catch(
         (error: unknown) => {
@@ -199,7 +290,29 @@ export const TOOLS: readonly Tool[] = [
           throw error;
         },
       );
-      return daily ? { ...profile, daily: daily.days } : profile;
+      return { ...card, profile: daily ? { ...profile, daily: daily.days } : profile };
+    },
+  },
+  {
+    name: 'status',
+    description:
+      'How current the numbers are: the latest published generation, its method version, as-of block and window, its age and whether ' +
+      'it is stale, the cadence of runs and when the next is expected, and the retained generations any tool can be pinned to.',
+    input: z.strictObject({}),
+    output: Meta.pick({
+      generation: true,
+      method_version: true,
+      generated_at: true,
+      as_of: true,
+      window: true,
+      cadence: true,
+      freshness: true,
+      generations: true,
+    }),
+    call: async (api) => {
+      const meta = await read(api, '/meta');
+      const { generation, method_version, generated_at, as_of, window, cadence, freshness, generations } = meta;
+      return { generation, method_version, generated_at, as_of, window, cadence, freshness, generations };
     },
   },
   {

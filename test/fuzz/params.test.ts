@@ -207,6 +207,7 @@ describe.each(backends())('fuzzing every parameter on $backend', ({ backend }) =
       'get_seller',
       'market_daily',
       'search_listings',
+      'status',
       'top_sellers',
     ]);
   });

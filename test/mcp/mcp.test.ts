@@ -91,13 +91,14 @@ describe.each(backends())('MCP on $backend', ({ backend }) => {
       (await clients[transport].callTool({ name, arguments: args })) as ToolResult;
 
     describe(`over ${transport}`, () => {
-      it('default: lists the five tools, each with input and output schemas', async () => {
+      it('default: lists the six tools, each with input and output schemas', async () => {
         const { tools } = await clients[transport].listTools();
         expect(tools.map((t) => t.name).sort()).toEqual([
           'explain_metric',
           'get_seller',
           'market_daily',
           'search_listings',
+          'status',
           'top_sellers',
         ]);
         for (const t of tools) {
@@ -124,11 +125,56 @@ describe.each(backends())('MCP on $backend', ({ backend }) => {
       });
 
       it('behavior: get_seller, top_sellers and market_daily answer what the API answers', async () => {
-        // get_seller: the profile, and the daily series of the same generation under `daily`.
-        const seller = await call('get_seller', { address: A.toUpperCase().replace('0X', '0x') });
+        // get_seller with detail: the profile, and the daily series of the same generation under `daily`.
+        const seller = await call('get_seller', { address: A.toUpperCase().replace('0X', '0x'), detail: true });
         const profile = await api(`/api/v1/sellers/${A}`);
         const daily = await api(`/api/v1/sellers/${A}/daily?generation=1`);
-        expect(seller.structuredContent).toEqual({ ...profile.json, daily: daily.json.days });
+        expect(seller.structuredContent!.profile).toEqual({ ...profile.json, daily: daily.json.days });
+        // without: a card of the same profile's values, in under 2 KB (issue 23), for every seller served
+        const p = profile.json;
+        expect((await call('get_seller', { address: A })).structuredContent).toEqual({
+          generation: 1,
+          method_version: '1.0.0',
+          seller_address: p.seller_address,
+          display_name: p.display_name,
+          tier: p.tier,
+          evidence_state: p.evidence_state,
+          rank: p.rank,
+          farm_flag: p.farm_flag,
+          farm_reasons: p.farm_reasons,
+          values: {
+            verified_revenue_30d_micro: p.metrics.verified_revenue_30d_micro.value,
+            median_payment_30d_micro: p.metrics.median_payment_30d_micro.value,
+            payments_30d: p.metrics.payments_30d.value,
+            payers_30d: p.metrics.payers_30d.value,
+            external_revenue_30d_micro: null,
+            external_payments_30d: null,
+            external_payers_30d: null,
+          },
+          first_payment_at: p.first_payment_at,
+          last_payment_at: p.last_payment_at,
+          listing_count: p.listing_count,
+          listings: p.listings
+            .slice(0, 3)
+            .map((l: Record<string, unknown>) => ({
+              resource_url: l.resource_url,
+              title: l.title,
+              category: l.category,
+            })),
+        });
+        const sellers = (await api('/api/v1/rankings?limit=500')).json.rankings as { seller_address: string }[];
+        expect(sellers.length).toBeGreaterThan(0);
+        for (const { seller_address } of sellers) {
+          const card = await call('get_seller', { address: seller_address });
+          expect(Buffer.byteLength(card.content[0]!.text), seller_address).toBeLessThan(2048);
+        }
+        // status: the freshness and generations of /meta
+        const meta = (await api('/api/v1/meta')).json;
+        const status = (await call('status', {})).structuredContent!;
+        expect(status.generations).toEqual(meta.generations);
+        expect(status.as_of).toEqual(meta.as_of);
+        expect(status.method_version).toBe(meta.method_version);
+        expect(Object.keys(status.freshness).sort()).toEqual(['age_seconds', 'as_of_lag_seconds', 'stale']);
         const pairs: [string, Record<string, unknown>, string][] = [
           ['top_sellers', { limit: 1 }, '/api/v1/rankings?limit=1'],
           ['top_sellers', { category: 'inference' }, '/api/v1/rankings?category=inference'],

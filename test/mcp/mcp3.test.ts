@@ -84,14 +84,26 @@ describe.each(backends())('MCP and /llms.txt on method 3.0.0 on $backend', ({ ba
   });
 
   it('default: get_seller carries by_class, internal and the external metrics; null on 2.0.0', async () => {
-    const seller = await call('get_seller', { address: B });
-    const out = seller.structuredContent!;
+    const seller = await call('get_seller', { address: B, detail: true });
+    const out = seller.structuredContent!.profile;
     expect(out.generation).toBe(GEN3);
     expect(out.by_class.batch_settlement).toEqual({ payments: 8, revenue_micro: 80_000_000 });
     expect(out.internal.same_operator).toEqual({ payments: 8, revenue_micro: 80_000_000, payers: 1 });
     expect(out.metrics.external_revenue_30d_micro.value).toBe(2_000_000);
-    const old = (await call('get_seller', { address: B, generation: GEN2 })).structuredContent!;
-    expect([old.by_class, old.internal, old.metrics.external_revenue_30d_micro]).toEqual([null, null, null]);
+    expect(seller.structuredContent!.values.external_revenue_30d_micro).toBe(2_000_000);
+    const card = (await call('get_seller', { address: B })).structuredContent!;
+    expect([card.generation, card.values.external_revenue_30d_micro, card.profile]).toEqual([
+      GEN3,
+      2_000_000,
+      undefined,
+    ]);
+    const old = (await call('get_seller', { address: B, generation: GEN2, detail: true })).structuredContent!;
+    expect([old.profile.by_class, old.profile.internal, old.profile.metrics.external_revenue_30d_micro]).toEqual([
+      null,
+      null,
+      null,
+    ]);
+    expect(old.values.external_revenue_30d_micro).toBeNull();
   });
 
   it('behavior: explain_metric explains an external metric under 3.0.0; under 2.0.0 it is a tool error naming metric', async () => {
