@@ -1,6 +1,7 @@
 import { redactUrl } from '../config/redact.ts';
 import { TallyError, TemporaryError } from '../lib/errors.ts';
 import { silentLogger, type Logger } from '../lib/log.ts';
+import { isRetryableStatus, MAX_RETRY_AFTER_MS, parseRetryAfter, sleep as abortableSleep } from '../lib/retry.ts';
 
 /** How one HTTP GET of a catalog page is retried. */
 export interface RetryOptions {
@@ -12,9 +13,11 @@ export interface RetryOptions {
   maxAttempts?: number;
   /** First backoff delay in ms, doubled each attempt up to 30 s (default 1,000). */
   retryBaseMs?: number;
-  /** A Retry-After longer than this (ms) is not waited for: the read fails temporarily (default 120,000). */
+  /** A Retry-After longer than this (ms) is not waited for: the read fails temporarily (default MAX_RETRY_AFTER_MS). */
   maxRetryAfterMs?: number;
-  /** Injected for tests; default setTimeout. */
+  /** Stops the waits between attempts (and the attempt in flight). */
+  signal?: AbortSignal;
+  /** Injected for tests; default an abortable setTimeout (src/lib/retry.ts). */
   sleep?: (ms: number) => Promise<void>;
 }
 
@@ -26,21 +29,6 @@ interface AttemptFailure {
   status?: number;
   cause?: unknown;
 }
-
-/** Statuses worth another attempt: timeouts, rate limits, and server-side failures. */
-export function shouldRetryStatus(status: number): boolean {
-  return status === 408 || status === 425 || status === 429 || status >= 500;
-}
-
-/** Retry-After as ms: delta-seconds or an HTTP date; null when absent or unreadable. */
-export function parseRetryAfter(value: string | null, now: number = Date.now()): number | null {
-  if (value === null || value.trim() === '') return null;
-  if (/^\s*\d+\s*$/.test(value)) return Number(value.trim()) * 1000;
-  const at = Date.parse(value);
-  return Number.isNaN(at) ? null : Math.max(0, at - now);
-}
-
-const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
  * GETs a URL and parses its JSON body, retrying network errors, timeouts, 408/425/429/5xx and
@@ -54,13 +42,13 @@ export async function getJsonWithRetry(url: string, options: RetryOptions = {}):
   const maxAttempts = Math.max(1, options.maxAttempts ?? 5);
   const timeoutMs = options.timeoutMs ?? 30_000;
   const baseMs = options.retryBaseMs ?? 1_000;
-  const maxRetryAfterMs = options.maxRetryAfterMs ?? 120_000;
-  const sleep = options.sleep ?? defaultSleep;
+  const maxRetryAfterMs = options.maxRetryAfterMs ?? MAX_RETRY_AFTER_MS;
+  const sleep = options.sleep ?? ((ms: number) => abortableSleep(ms, options.signal));
   const shown = redactUrl(url);
 
   let last: AttemptFailure | undefined;
   for (let attempt = 1; attempt <= maxAttempts; attempt++) {
-    const outcome = await attemptOnce(doFetch, url, timeoutMs);
+    const outcome = await attemptOnce(doFetch, url, timeoutMs, options.signal);
     if (outcome.ok) return outcome.body;
     last = outcome.failure;
     if (!last.retryable) {
@@ -88,14 +76,18 @@ async function attemptOnce(
   doFetch: typeof fetch,
   url: string,
   timeoutMs: number,
+  stop: AbortSignal | undefined,
 ): Promise<{ ok: true; body: unknown } | { ok: false; failure: AttemptFailure }> {
   let response: Response;
   let text: string;
   try {
-    response = await doFetch(url, { signal: AbortSignal.timeout(timeoutMs), headers: { accept: 'application/json' } });
+    const timeout = AbortSignal.timeout(timeoutMs);
+    const signal = stop ? AbortSignal.any([timeout, stop]) : timeout;
+    response = await doFetch(url, { signal, headers: { accept: 'application/json' } });
     // The body is read inside the same try: a connection dropped mid-body is a network failure.
     text = await response.text();
   } catch (error) {
+    stop?.throwIfAborted(); // stopped, not failed: no retry
     const timedOut = error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError');
     return {
       ok: false,
@@ -111,7 +103,7 @@ async function attemptOnce(
     return {
       ok: false,
       failure: {
-        retryable: shouldRetryStatus(response.status),
+        retryable: isRetryableStatus(response.status),
         retryAfterMs: parseRetryAfter(response.headers.get('retry-after')),
         message: `HTTP ${response.status}`,
         status: response.status,

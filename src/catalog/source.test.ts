@@ -10,7 +10,6 @@ import { backends, freshDatabase, type TestDatabase } from '../../test/helpers/d
 import { buildCatalog } from './build.ts';
 import { ingestCatalog } from './ingest.ts';
 import { readCatalog } from './source.ts';
-import { parseRetryAfter } from './http.ts';
 
 const OPTIONS = { chainId: BASE_CHAIN_ID, usdcAddress: BASE_USDC };
 const PAY = '0x3d054a66d0c2a3db1e13eb5ea2e29893aba5e5eb';
@@ -162,6 +161,40 @@ describe('readCatalog over HTTP', () => {
     expect(isTemporary(error)).toBe(false);
   });
 
+  it('behavior: a decimal Retry-After is waited; one over MAX_RETRY_AFTER_MS is not: temporary at once', async () => {
+    let calls = 0;
+    handler = (offset, limit, _req, res) => {
+      calls++;
+      if (calls === 1) {
+        res.writeHead(425, { 'retry-after': '1.5' }); // 425 Too Early: retried, as the RPC client retries it
+        return res.end();
+      }
+      if (offset >= 3) {
+        res.writeHead(429, { 'retry-after': '3600' });
+        return res.end();
+      }
+      page(res, offset, limit);
+    };
+    const { delays, sleep } = recorder();
+    const error = await readCatalog(base, { ...OPTIONS, pageSize: 3, sleep }).catch((e: unknown) => e);
+    expect(isTemporary(error)).toBe(true);
+    expect(delays).toEqual([1500]);
+  });
+
+  it('behavior: a stop signal ends the wait between attempts at once', async () => {
+    handler = (_o, _l, _req, res) => {
+      res.writeHead(503, { 'retry-after': '100' });
+      res.end();
+    };
+    const stop = new AbortController();
+    const reading = readCatalog(base, { ...OPTIONS, signal: stop.signal }).catch((e: unknown) => e);
+    // the first answer has come once the server saw the request; then the read sleeps 100 s
+    while (seen.length === 0) await new Promise((resolve) => setImmediate(resolve));
+    stop.abort(new Error('stopped by the test'));
+    const error = await reading;
+    expect((error as Error).message).toBe('stopped by the test');
+  });
+
   it('error: a 404 is a configuration problem, not temporary', async () => {
     handler = (_o, _l, _req, res) => {
       res.writeHead(404);
@@ -243,14 +276,5 @@ describe('readCatalog from a file', () => {
       expect(error).toBeInstanceOf(TallyError);
       expect(isTemporary(error)).toBe(false);
     }
-  });
-});
-
-describe('parseRetryAfter', () => {
-  it('args: delta-seconds and an HTTP date', () => {
-    expect(parseRetryAfter('3')).toBe(3000);
-    expect(parseRetryAfter('Wed, 31 Dec 2025 00:00:10 GMT', Date.UTC(2025, 11, 31, 0, 0, 0))).toBe(10_000);
-    expect(parseRetryAfter(null)).toBeNull();
-    expect(parseRetryAfter('soon')).toBeNull();
   });
 });

@@ -2,6 +2,7 @@ import { createPublicClient, custom, http, type EIP1193RequestFn, type PublicCli
 import { redactUrl } from '../config/redact.ts';
 import { TallyError, TemporaryError } from '../lib/errors.ts';
 import { silentLogger, type Logger } from '../lib/log.ts';
+import { MAX_RETRY_AFTER_MS, sleep } from '../lib/retry.ts';
 import { describeError, httpStatus, InvalidResponseError, retryAfterMs, rpcCode, shouldRetry } from './errors.ts';
 
 /** A provider saying "too many requests": HTTP 429, or the JSON-RPC codes providers use for it. */
@@ -129,8 +130,16 @@ export function createChainClient(options: ChainClientOptions): ChainClient {
             throw new TallyError(`RPC request ${method} failed: ${reason}`, { details: { host: hosts[i], method } });
           }
           if (isRateLimit(error)) rateLimits++;
+          const asked = retryAfterMs(error) ?? 0;
+          if (asked > MAX_RETRY_AFTER_MS) {
+            // Not waited for: the next scheduled run comes sooner (src/lib/retry.ts).
+            throw new TemporaryError(
+              `RPC ${hosts[i]} asked to wait ${Math.round(asked / 1000)} s before ${method} (more than ${MAX_RETRY_AFTER_MS / 1000} s); run again later`,
+              { details: { host: hosts[i], method } },
+            );
+          }
           log.warn({ host: hosts[i], method, round, reason }, 'rpc request failed, will retry');
-          waitMs = Math.max(waitMs, retryAfterMs(error) ?? 0);
+          waitMs = Math.max(waitMs, asked);
           last = error;
         }
       }
@@ -154,19 +163,4 @@ export function createChainClient(options: ChainClientOptions): ChainClient {
     ),
   }) as PublicClient;
   return { chainId: options.chainId, hosts, request, viem, rateLimits: () => rateLimits };
-}
-
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal!.reason);
-    };
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
 }

@@ -1,6 +1,7 @@
 import { getLogsRetryHelper } from '@ponder/utils';
 import { BaseError, HttpRequestError, ResponseBodyTooLargeError, RpcRequestError, TimeoutError, type Hex } from 'viem';
 import { redactText, redactUrl, untrustedText } from '../config/redact.ts';
+import { isRetryableStatus, parseRetryAfter } from '../lib/retry.ts';
 import { UnsupportedProtocolError } from './node-fetch.ts';
 
 /**
@@ -50,26 +51,16 @@ export function rpcCode(error: unknown): number | undefined {
 }
 
 /**
- * Milliseconds the server asked us to wait (Retry-After: seconds or an HTTP date), or undefined.
- * Capped so a hostile or broken header cannot park a run for hours.
+ * Milliseconds the server asked us to wait (its Retry-After header, read by src/lib/retry.ts), or
+ * undefined. The client gives up (temporary failure) on a wait over MAX_RETRY_AFTER_MS.
  */
-export function retryAfterMs(error: unknown, now = Date.now(), capMs = 60_000): number | undefined {
+export function retryAfterMs(error: unknown, now = Date.now()): number | undefined {
   if (!(error instanceof BaseError)) return undefined;
   // A JSON-RPC error body sent with a non-2xx status arrives as RpcRequestError, with headers.
   const found = error.walk(
     (e) => (e instanceof HttpRequestError || e instanceof RpcRequestError) && e.headers !== undefined,
   ) as HttpRequestError | RpcRequestError | null;
-  const header = found?.headers?.get('retry-after');
-  if (!header) return undefined;
-  const trimmed = header.trim();
-  let ms: number;
-  if (/^\d+(\.\d+)?$/.test(trimmed)) ms = Number(trimmed) * 1000;
-  else {
-    const at = Date.parse(trimmed);
-    if (Number.isNaN(at)) return undefined;
-    ms = at - now;
-  }
-  return Math.min(Math.max(ms, 0), capMs);
+  return parseRetryAfter(found?.headers?.get('retry-after'), now) ?? undefined;
 }
 
 // Texts providers use when a getLogs range or result is too large and that getLogsRetryHelper
@@ -104,7 +95,8 @@ export function asRangeError(
 
 /**
  * Whether a failed request may succeed when sent again (to this node later, or to the next URL).
- * Pure: looks only at the error. Timeouts, network failures, 408/429/5xx, JSON-RPC internal and
+ * Pure: looks only at the error. Timeouts, network failures, the statuses of isRetryableStatus
+ * (src/lib/retry.ts: 408/425/429/5xx), JSON-RPC internal and
  * rate-limit errors and self-contradicting responses are retried; anything else (invalid params,
  * unknown method, a 4xx) would fail again and is not.
  */
@@ -117,7 +109,7 @@ export function shouldRetry(error: unknown): boolean {
   if (error.walk((e) => e instanceof ResponseBodyTooLargeError)) return false;
   if (error.walk((e) => e instanceof TimeoutError)) return true;
   const status = httpStatus(error);
-  if (status !== undefined) return status === 408 || status === 429 || status >= 500;
+  if (status !== undefined) return isRetryableStatus(status);
   const code = rpcCode(error);
   if (code === undefined) return error.walk((e) => e instanceof HttpRequestError) !== null; // no answer: network
   // -1 unknown, -32603 internal, -32000 generic server error, -32005/-32007/429 rate limits.

@@ -131,6 +131,7 @@ export async function runCycle(
         chainId: config.CHAIN_ID,
         usdcAddress: config.USDC_ADDRESS,
         log: log.child({ stage: 'catalog' }),
+        ...(options.signal ? { signal: options.signal } : {}),
       }),
     );
     const sellers = sellersOf(catalog);

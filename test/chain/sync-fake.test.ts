@@ -147,6 +147,19 @@ describe.each(backends())('syncChain over a fake node ($backend)', ({ backend })
         await resetFacts(db.db);
       }
     });
+    it('error: a Retry-After longer than MAX_RETRY_AFTER_MS is not waited for: a temporary failure naming the wait', async () => {
+      await resetFacts(db.db);
+      try {
+        proxy.inject('eth_getLogs', { kind: 'rate-limit', retryAfterSeconds: 3600 });
+        const failure = await syncOnce(db, proxy.url).catch((error: unknown) => error);
+        expect(isTemporary(failure)).toBe(true);
+        expect((failure as Error).message).toMatch(
+          /asked to wait 3600 s before eth_getLogs \(more than 120 s\); run again later/,
+        );
+      } finally {
+        await resetFacts(db.db);
+      }
+    });
   });
 
   it('behavior: a backfill leaves the planner statistics of the fact tables current (the method runs next, before autovacuum)', async () => {
