@@ -1,9 +1,12 @@
 import { createPublicClient, custom, http, type EIP1193RequestFn, type PublicClient } from 'viem';
 import { redactUrl } from '../config/redact.ts';
-import { TallyError, TemporaryError } from '../lib/errors.ts';
+import { describeError, TallyError, TemporaryError } from '../lib/errors.ts';
+
+/** A provider's error text is untrusted: cut to this many characters in messages and logs. */
+const PROVIDER_TEXT_CHARS = 300;
 import { silentLogger, type Logger } from '../lib/log.ts';
 import { MAX_RETRY_AFTER_MS, sleep } from '../lib/retry.ts';
-import { describeError, httpStatus, InvalidResponseError, retryAfterMs, rpcCode, shouldRetry } from './errors.ts';
+import { httpStatus, InvalidResponseError, retryAfterMs, rpcCode, shouldRetry } from './errors.ts';
 
 /** A provider saying "too many requests": HTTP 429, or the JSON-RPC codes providers use for it. */
 function isRateLimit(error: unknown): boolean {
@@ -125,7 +128,7 @@ export function createChainClient(options: ChainClientOptions): ChainClient {
           if (error instanceof ChainIdMismatchError) throw error;
           const classified = ro.classify?.(error);
           if (classified) throw classified;
-          const reason = describeError(error, urls);
+          const reason = describeError(error, { urls, maxChars: PROVIDER_TEXT_CHARS });
           if (!shouldRetry(error)) {
             throw new TallyError(`RPC request ${method} failed: ${reason}`, { details: { host: hosts[i], method } });
           }
@@ -145,7 +148,7 @@ export function createChainClient(options: ChainClientOptions): ChainClient {
       }
       if (round >= retryCount) {
         throw new TemporaryError(
-          `RPC unreachable after ${round + 1} rounds over ${hosts.length} URL(s): ${describeError(last, urls)}`,
+          `RPC unreachable after ${round + 1} rounds over ${hosts.length} URL(s): ${describeError(last, { urls, maxChars: PROVIDER_TEXT_CHARS })}`,
           {
             details: { hosts, method },
           },

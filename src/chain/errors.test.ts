@@ -1,14 +1,8 @@
 import { getLogsRetryHelper } from '@ponder/utils';
 import { HttpRequestError, RpcRequestError, TimeoutError } from 'viem';
+import { describeError } from '../lib/errors.ts';
 import { describe, expect, it } from 'vitest';
-import {
-  asRangeError,
-  describeError,
-  InvalidResponseError,
-  RangeTooLargeError,
-  retryAfterMs,
-  shouldRetry,
-} from './errors.ts';
+import { asRangeError, InvalidResponseError, RangeTooLargeError, retryAfterMs, shouldRetry } from './errors.ts';
 
 const url = 'https://base-mainnet.g.alchemy.com/v2/SECRETKEY123';
 const http = (status: number, headers: Record<string, string> = {}) =>
@@ -76,8 +70,8 @@ describe('asRangeError', () => {
 
 describe('describeError', () => {
   it('behavior: never shows the URL beyond its host', () => {
-    const text = describeError(http(500), [url]);
+    const text = describeError(http(500), { urls: [url], maxChars: 300 });
     expect(text).not.toContain('SECRETKEY123');
-    expect(describeError(new Error(`failed at ${url}`), [])).not.toContain('SECRETKEY123');
+    expect(describeError(new Error(`failed at ${url}`), { urls: [] })).not.toContain('SECRETKEY123');
   });
 });

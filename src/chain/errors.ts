@@ -1,6 +1,5 @@
 import { getLogsRetryHelper } from '@ponder/utils';
 import { BaseError, HttpRequestError, ResponseBodyTooLargeError, RpcRequestError, TimeoutError, type Hex } from 'viem';
-import { redactText, redactUrl, untrustedText } from '../config/redact.ts';
 import { isRetryableStatus, parseRetryAfter } from '../lib/retry.ts';
 import { UnsupportedProtocolError } from './node-fetch.ts';
 
@@ -114,18 +113,4 @@ export function shouldRetry(error: unknown): boolean {
   if (code === undefined) return error.walk((e) => e instanceof HttpRequestError) !== null; // no answer: network
   // -1 unknown, -32603 internal, -32000 generic server error, -32005/-32007/429 rate limits.
   return code === -1 || code === -32603 || code === -32000 || code === -32005 || code === -32007 || code === 429;
-}
-
-/**
- * A one-line description of an error with every given URL redacted (redactText: the URL, and any
- * part of it the provider echoed), cut short: a provider's error text is untrusted.
- */
-export function describeError(error: unknown, urls: readonly string[]): string {
-  let text: string;
-  if (error instanceof BaseError) text = [error.shortMessage, error.details].filter(Boolean).join(': ');
-  else if (error instanceof Error) text = error.message;
-  else text = String(error);
-  // viem puts the URL in its messages; providers put keys in URLs.
-  text = redactText(text, urls).replace(/https?:\/\/[^\s"']+/g, (u) => redactUrl(u));
-  return untrustedText(text, 300);
 }

@@ -39,5 +39,5 @@ export {
 } from './x402.ts';
 export { validateLogs, type LogExpectation } from './validate-logs.ts';
 export { TRANSFER_TOPIC, AUTHORIZATION_USED_TOPIC, addressTopic, topicAddress } from './events.ts';
-export { InvalidResponseError, RangeTooLargeError, shouldRetry, retryAfterMs, describeError } from './errors.ts';
+export { InvalidResponseError, RangeTooLargeError, shouldRetry, retryAfterMs } from './errors.ts';
 export type { TransferLog, AuthorizationLog, BlockHeader, Hex } from './types.ts';

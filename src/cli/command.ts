@@ -1,7 +1,6 @@
 import { ConfigError, loadConfig, secretUrls, type Config } from '../config/index.ts';
-import { redactText } from '../config/redact.ts';
 import { escapeControl } from '../lib/terminal.ts';
-import { isTemporary, TallyError } from '../lib/errors.ts';
+import { describeError, isTemporary } from '../lib/errors.ts';
 import { createLogger, type Logger } from '../lib/log.ts';
 import { parseCommandLine, UsageError, type CommandName } from './args.ts';
 import type { Command, CommandIo } from './context.ts';
@@ -92,7 +91,7 @@ export async function runCommand(
       err(`${error.message}\nsee: x402-tally --help`);
       return EXIT.failure;
     }
-    const message = redactText(describeError(error), secrets());
+    const message = describeError(error, { urls: secrets() });
     // One JSON line for log collectors, next to the human line on stderr.
     if (isTemporary(error)) {
       log?.warn({ exit: EXIT.temporary, error: message }, 'command failed temporarily');
@@ -105,17 +104,4 @@ export async function runCommand(
   } finally {
     dispose();
   }
-}
-
-/** The message of an error and of its causes, one line (no stack: it is for the operator). */
-export function describeError(error: unknown): string {
-  const parts: string[] = [];
-  for (let e: unknown = error, depth = 0; e !== undefined && e !== null && depth < 5; depth++) {
-    const message = e instanceof Error ? e.message : String(e);
-    const line = message.split('\n')[0]!;
-    // A cause already quoted by the message it caused is not repeated.
-    if (line && !parts.some((p) => p.includes(line))) parts.push(line);
-    e = e instanceof Error ? e.cause : undefined;
-  }
-  return parts.join(': ') || (error instanceof TallyError ? error.name : 'unknown error');
 }

@@ -1,6 +1,6 @@
 import type { Config } from '../config/index.ts';
 import type { Logger } from '../lib/log.ts';
-import type { CycleDeps } from '../run/cycle.ts';
+import type { CycleDeps } from '../run/deps.ts';
 import type { ParsedArgs } from './args.ts';
 
 /** How a command meets the outside world; tests pass their own. */

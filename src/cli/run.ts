@@ -1,6 +1,6 @@
 import type { Database } from '../db/index.ts';
-import { runCycle, type CycleDeps, type RunReport } from '../run/cycle.ts';
-import { defaultDeps } from '../run/deps.ts';
+import { runCycle, type RunReport } from '../run/cycle.ts';
+import { defaultDeps, type CycleDeps } from '../run/deps.ts';
 import { TallyError } from '../lib/errors.ts';
 import type { CommandContext } from './context.ts';
 import { openStore } from './store.ts';

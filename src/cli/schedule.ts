@@ -2,10 +2,8 @@ import type http from 'node:http';
 import { Cron } from 'croner';
 import { DURATION_PATTERN } from '../config/index.ts';
 import { migrate } from '../db/migrate.ts';
-import { isTemporary } from '../lib/errors.ts';
+import { describeError, isTemporary } from '../lib/errors.ts';
 import { secretUrls } from '../config/index.ts';
-import { redactText } from '../config/redact.ts';
-import { describeError } from './command.ts';
 import type { CommandContext } from './context.ts';
 import { runOnce } from './run.ts';
 import { startApi, untilAborted, type RunningApi } from './serve.ts';
@@ -83,7 +81,7 @@ async function scheduleOn(ctx: CommandContext, held: http.Server | undefined): P
       } catch (error) {
         const exit = isTemporary(error) ? 75 : 1;
         // Redacted like runCommand's own failure line: the message may quote a configured URL.
-        const message = redactText(describeError(error), secretUrls(ctx.config));
+        const message = describeError(error, { urls: secretUrls(ctx.config) });
         ctx.log.error({ exit, error: message }, 'scheduled run failed');
         ctx.err(`run failed (exit ${exit}): ${message}`);
       }

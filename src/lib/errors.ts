@@ -1,3 +1,5 @@
+import { redactText, redactUrl, untrustedText } from '../config/redact.ts';
+
 /**
  * The two kinds of failure the command line maps to exit codes: a temporary one (a source that
  * cannot be reached, a lock held by another run, a database that is restarting) ends a run with
@@ -56,4 +58,37 @@ export function isTemporary(error: unknown): boolean {
     if (!(e as { cause?: unknown }).cause) break;
   }
   return false;
+}
+
+/**
+ * One line that says what failed, for an operator: the message of the error and of each cause
+ * (a cause its effect already quotes is not repeated; no stack), viem's short message and details
+ * in place of its long message, every given URL redacted (the URL, and any part of it a provider
+ * echoed, then any other http(s) URL down to its origin: providers put keys in URLs), and, with
+ * `maxChars`, cut short, for text a provider wrote (untrusted).
+ */
+export function describeError(error: unknown, options: { urls?: readonly string[]; maxChars?: number } = {}): string {
+  const parts: string[] = [];
+  for (let e: unknown = error, depth = 0; e !== undefined && e !== null && depth < 5; depth++) {
+    const line = firstLine(e);
+    if (line && !parts.some((p) => p.includes(line))) parts.push(line);
+    // viem's errors carry their cause's text in details already
+    e = e instanceof Error && !isViemError(e) ? e.cause : undefined;
+  }
+  let text = parts.join(': ') || (error instanceof TallyError ? error.name : 'unknown error');
+  if (options.urls) {
+    text = redactText(text, options.urls).replace(/https?:\/\/[^\s"']+/g, (u) => redactUrl(u));
+  }
+  return options.maxChars === undefined ? text : untrustedText(text, options.maxChars);
+}
+
+/** viem's BaseError, by shape (lib/ does not import viem): a short message, and details. */
+function isViemError(e: Error): e is Error & { shortMessage: string; details?: string } {
+  return typeof (e as { shortMessage?: unknown }).shortMessage === 'string';
+}
+
+function firstLine(e: unknown): string {
+  if (!(e instanceof Error)) return String(e).split('\n')[0]!;
+  const text = isViemError(e) ? [e.shortMessage, e.details].filter(Boolean).join(': ') : e.message;
+  return text.split('\n')[0]!;
 }

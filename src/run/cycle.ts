@@ -1,10 +1,7 @@
 import type { Kysely } from 'kysely';
-import type { readCatalog, storeCatalogSnapshot } from '../catalog/index.ts';
-import type { createChainClient, resolveAsOf } from '../chain/index.ts';
 import type { AsOf } from '../lib/as-of.ts';
-import type { computeGeneration } from '../method/index.ts';
-import type { publishGeneration, pruneGenerations } from '../publish/index.ts';
-import type { SyncStats, syncChain } from '../sync/index.ts';
+import type { SyncStats } from '../sync/index.ts';
+import type { CycleDeps } from './deps.ts';
 import { ConfigError, type Config } from '../config/index.ts';
 import { checkpointEmbedded, type Database } from '../db/index.ts';
 import { migrate } from '../db/migrate.ts';
@@ -21,21 +18,7 @@ import { channelsFromBlock, FUNDING_LOOKBACK_SECONDS, utcDayStart } from '../syn
 
 export type { AsOf } from '../lib/as-of.ts';
 
-/**
- * The stages of a run, as a port: tests replace any of them, and this file calls them only
- * through it (src/run/deps.ts binds the real ones). Each member is the type of the real function,
- * so a stage whose signature changes fails to compile here and in every fake of it.
- */
-export interface CycleDeps {
-  readCatalog: typeof readCatalog;
-  storeCatalogSnapshot: typeof storeCatalogSnapshot;
-  createChainClient: typeof createChainClient;
-  resolveAsOf: typeof resolveAsOf;
-  syncChain: typeof syncChain;
-  computeGeneration: typeof computeGeneration;
-  publishGeneration: typeof publishGeneration;
-  pruneGenerations: typeof pruneGenerations;
-}
+export type { CycleDeps } from './deps.ts';
 
 /** Points where a run can be interrupted (tests inject a crash with `failAt`). */
 export const RUN_STAGES = [
