@@ -9,3 +9,19 @@ export interface AsOf {
   /** Unix seconds. */
   timestamp: bigint;
 }
+
+const DAY_SECONDS = 86_400n;
+
+/**
+ * The window of a generation as of `asOfTs` (unix seconds): (windowStartTs, windowEndTs], where
+ * windowEndTs is the as-of time, and the start of the first market day (the UTC day holding the
+ * window's start). The one definition: the method computes with it and the API serves it.
+ */
+export function windowOf(
+  asOfTs: bigint,
+  windowSeconds: bigint,
+): { windowStartTs: bigint; windowEndTs: bigint; marketFromTs: bigint } {
+  const windowStartTs = asOfTs - windowSeconds;
+  const marketFromTs = windowStartTs - (((windowStartTs % DAY_SECONDS) + DAY_SECONDS) % DAY_SECONDS);
+  return { windowStartTs, windowEndTs: asOfTs, marketFromTs };
+}

@@ -6,9 +6,8 @@ import { writeJson } from '../lib/json.ts';
 import { silentLogger, type Logger } from '../lib/log.ts';
 import { METHOD_CONSTANTS, METHOD_VERSION } from './constants.ts';
 import { methodVersion } from './versions.ts';
+import { windowOf } from '../lib/as-of.ts';
 import { loadMethodSteps, type MethodStep } from './sql-files.ts';
-
-const DAY_SECONDS = 86_400n;
 
 /** The block a generation is computed as of (the one AsOf type of src/lib/as-of.ts). */
 export type AsOfPoint = AsOf;
@@ -28,13 +27,6 @@ export interface ComputeOptions {
   methodVersion?: string;
   /** The method's steps; defaults to those of `methodVersion` (sql/method and sql/method/<version>). */
   steps?: MethodStep[];
-}
-
-/** The window of a generation: (windowStart, asOf], and the first market day's start. */
-export function windowOf(asOfTs: bigint, windowSeconds = BigInt(METHOD_CONSTANTS.window_seconds)) {
-  const windowStartTs = asOfTs - windowSeconds;
-  const marketFromTs = windowStartTs - (((windowStartTs % DAY_SECONDS) + DAY_SECONDS) % DAY_SECONDS);
-  return { windowStartTs, marketFromTs };
 }
 
 /**

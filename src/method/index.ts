@@ -1,4 +1,5 @@
-export { computeGeneration, windowOf, type AsOfPoint, type ComputeOptions } from './compute.ts';
+export { computeGeneration, type AsOfPoint, type ComputeOptions } from './compute.ts';
+export { windowOf } from '../lib/as-of.ts';
 export { DERIVED_STATE_TABLES, DERIVED_TABLES, forgetDerivedState, type DerivedTable } from './derived.ts';
 export {
   CATEGORIES,

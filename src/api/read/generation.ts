@@ -19,7 +19,10 @@ export function isoFromUnix(seconds: bigint | number): string {
   return new Date(Number(seconds) * 1000).toISOString();
 }
 
-/** The 30-day window of a generation: (as_of_ts - window_seconds, as_of_ts]. */
-export function windowOf(g: GenerationRow): { start: string; end: string } {
+/**
+ * The window a generation serves, as ISO times: the one its row recorded when the method computed
+ * it (src/lib/as-of.ts, windowOf), not computed again here.
+ */
+export function servedWindow(g: GenerationRow): { start: string; end: string } {
   return { start: isoFromUnix(g.window_start_ts), end: isoFromUnix(g.as_of_ts) };
 }

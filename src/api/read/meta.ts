@@ -4,7 +4,7 @@ import type { Schema } from '../../db/schema.ts';
 import type { Meta } from '../schemas/responses.ts';
 import type { PublishedState } from '../published.ts';
 import { classDefinitions, deploymentBlockOf, hasClasses, X402_INFRASTRUCTURE } from './classes.ts';
-import { isoFromUnix, windowOf, type GenerationRow } from './generation.ts';
+import { isoFromUnix, servedWindow, type GenerationRow } from './generation.ts';
 
 export const API_VERSION = '1.0.0';
 
@@ -53,7 +53,7 @@ function constantsOf(g: GenerationRow): MetaBody['constants'] {
 
 /** The part of /meta fixed by the generation itself (immutable; cacheable by generation). */
 export async function metaOfGeneration(db: Kysely<Schema>, g: GenerationRow): Promise<MetaOfGeneration> {
-  const window = windowOf(g);
+  const window = servedWindow(g);
   const v3 = hasClasses(g);
   const usdc = (g.constants as { usdc_contract: string }).usdc_contract;
   return {

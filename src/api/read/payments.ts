@@ -3,7 +3,7 @@ import type { z } from 'zod';
 import type { Schema } from '../../db/schema.ts';
 import { decodePaymentCursor, encodePaymentCursor } from '../cursor.ts';
 import type { PaymentsPage } from '../schemas/responses.ts';
-import { isoFromUnix, windowOf, type GenerationRow } from './generation.ts';
+import { isoFromUnix, servedWindow, type GenerationRow } from './generation.ts';
 import { hasClasses } from './classes.ts';
 import { readSeller } from './seller.ts';
 
@@ -61,7 +61,7 @@ export async function readPayments(
     method_version: g.method_version,
     seller_address: address,
     slug: address,
-    window: windowOf(g),
+    window: servedWindow(g),
     payments: page.map((r) => ({
       tx_hash: r.tx_hash,
       log_index: r.log_index,

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { z } from 'zod';
 import type { Schema } from '../../db/schema.ts';
 import type { SellerPeriods } from '../schemas/responses.ts';
-import { isoFromUnix, windowOf, type GenerationRow } from './generation.ts';
+import { isoFromUnix, servedWindow, type GenerationRow } from './generation.ts';
 import { readSeller } from './seller.ts';
 
 /**
@@ -30,7 +30,7 @@ export async function readSellerPeriods(
     method_version: g.method_version,
     seller_address: address,
     slug: address,
-    window: windowOf(g),
+    window: servedWindow(g),
     digest_period_seconds: period ?? null,
     evidence_sha256: s.evidence_sha256,
     periods: rows.map((r) => ({

@@ -7,7 +7,7 @@ import { badParameter } from '../errors.ts';
 import type { RankingsPage } from '../schemas/responses.ts';
 import { hasClasses } from './classes.ts';
 import { displayNames } from './display-name.ts';
-import { windowOf, type GenerationRow } from './generation.ts';
+import { servedWindow, type GenerationRow } from './generation.ts';
 
 export interface RankingsParams {
   cursor?: string | undefined;
@@ -100,7 +100,7 @@ export async function readRankings(
     next_cursor: more ? encodeRankCursor(page[page.length - 1]!.position, order) : null,
     generation: g.generation,
     method_version: g.method_version,
-    window: windowOf(g),
+    window: servedWindow(g),
     rankings: page.map((r): Row => ({
       rank: r.position,
       seller_address: r.seller_address,

@@ -4,7 +4,7 @@ import { GEN_LISTING_COLUMNS, type GenSellersTable, type Schema } from '../../db
 import { sellerNotFound } from '../errors.ts';
 import type { Provenance, SellerProfile } from '../schemas/responses.ts';
 import { CLASSES, hasClasses, provenanceClasses } from './classes.ts';
-import { isoFromUnix, windowOf, type GenerationRow } from './generation.ts';
+import { isoFromUnix, servedWindow, type GenerationRow } from './generation.ts';
 import { displayNameOf } from './display-name.ts';
 import { generationListings, listingRow } from './listings.ts';
 
@@ -106,7 +106,7 @@ export async function readProfile(
     rule,
     method_version: g.method_version,
     source: sourceOf(g),
-    window: windowOf(g),
+    window: servedWindow(g),
     as_of_block: g.as_of_block,
     inputs: { payments: s.payments_30d, first_block: s.first_block, last_block: s.last_block },
     evidence_sha256: s.evidence_sha256,
