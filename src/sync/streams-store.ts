@@ -249,14 +249,30 @@ async function reclassPaired(db: Kysely<Schema> | Transaction<Schema>, which: Ra
 /**
  * The sync's last pass (src/sync/index.ts): the USDC stream and the proxies' stream run side by
  * side, so a transfer and its pairing stored by concurrent transactions may each have missed the
- * other (neither sees the other's uncommitted row). Once both streams are stored, every live
- * pairing classes the transfers still at 0 that it names. Every pairing, not only this run's: a
- * run killed after storing both and before this pass leaves such a transfer, and the next run
- * reads neither again (the test of killed runs found it). One statement; the pairings are one row
- * per proxy settlement of the window, each an index probe into `blocks` and `transfers`.
+ * other (neither sees the other's uncommitted row). Once both streams are stored, the pairings
+ * added since the last completed pass (stream_coverage.paired_seq, migration 0034) class the
+ * transfers still at 0 that they name, and paired_seq becomes this run's seq, in one transaction.
+ * Not only this run's pairings: a run killed after storing both streams and before this pass
+ * leaves such a transfer, and the next run reads neither again (the test of killed runs found
+ * it); its pairings are newer than paired_seq, so the next pass reads them. Older pairings need
+ * no second look: a transfer stored after its pairing's run sees the pairing when it is stored
+ * (sql/store/store_chunk.sql), and a pairing stored after its transfer classes it in its own
+ * chunk (storeProxyChunk). So the pass reads this run's settlements (and a killed run's), not
+ * every settlement of the window. Returns how many transfers changed.
  */
-export function reclassAllPairings(db: Kysely<Schema>): Promise<number> {
-  return reclassPaired(db, sql`true`);
+export function reclassNewPairings(db: Kysely<Schema>, runSeq: bigint): Promise<number> {
+  return db.transaction().execute(async (trx) => {
+    const { rows } = await sql<{ seq: string }>`
+      select coalesce((select paired_seq from stream_coverage where stream = 'x402_proxies'), 0)::text as seq`.execute(
+      trx,
+    );
+    const since = rows[0]?.seq ?? '0';
+    const reclassed = await reclassPaired(trx, sql`p.added_seq > ${since}::int8`);
+    await sql`
+      update stream_coverage set paired_seq = greatest(coalesce(paired_seq, 0), ${runSeq.toString()}::int8)
+       where stream = 'x402_proxies'`.execute(trx);
+    return reclassed;
+  });
 }
 
 /** The rows ChannelCreated adds: addresses, the channel once, and the log itself. */
