@@ -221,6 +221,10 @@ export async function storeProxyChunk(
  * Gives the live class-0 transfers that a live pairing (of those `which` selects) names their
  * class 2 or 3; the first proxy log pairing a transfer decides (EIP-3009's class 1 is never
  * changed). Returns how many changed.
+ * (From the pairings: each one's block version by a subquery, so by the primary key's range of its
+ * block number, then its transfer by primary key. As joins, the planner hashed every live block
+ * to match a few pairings' hashes, or scanned every class-0 transfer for them: 170-360 ms for 70
+ * new pairings at 200k payments, where this takes 1-10 ms; docs/benchmarks.md.)
  */
 async function reclassPaired(db: Kysely<Schema> | Transaction<Schema>, which: RawBuilder<unknown>): Promise<number> {
   const { rows } = await sql<{ n: number }>`
@@ -230,16 +234,20 @@ async function reclassPaired(db: Kysely<Schema> | Transaction<Schema>, which: Ra
         from x402_proxy_pairings p
        where p.removed_seq is null and ${which}
        order by p.tx_hash, p.block_hash, p.transfer_log_index, p.log_index
-    ), changed as (
-      update transfers x set class = pairing.class, pair_log_index = pairing.log_index
+    ), target as materialized (
+      select (select b.block_id
+                from blocks b
+               where b.block_id between pairing.block_number * 1048576 and pairing.block_number * 1048576 + 1048575
+                 and b.block_hash = pairing.block_hash
+                 and b.removed_seq is null) as block_id,
+             pairing.transfer_log_index, pairing.tx_hash, pairing.log_index, pairing.class
         from pairing
-        join blocks b
-          on b.block_id between pairing.block_number * 1048576 and pairing.block_number * 1048576 + 1048575
-         and b.block_hash = pairing.block_hash
-         and b.removed_seq is null
-       where x.block_id = b.block_id
-         and x.log_index = pairing.transfer_log_index
-         and x.tx_hash = pairing.tx_hash
+    ), changed as (
+      update transfers x set class = target.class, pair_log_index = target.log_index
+        from target
+       where x.block_id = target.block_id
+         and x.log_index = target.transfer_log_index
+         and x.tx_hash = target.tx_hash
          and x.class = 0
       returning 1)
     select count(*)::int4 as n from changed`.execute(db);
