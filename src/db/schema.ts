@@ -472,6 +472,8 @@ export interface CatalogSnapshotSellersTable {
   seller_address: string;
   listing_count: number;
   categories: string[];
+  /** method 3.0.0's same_operator pairs: the numbers of the sellers paying this one as its operator (migration 0034); null until computed */
+  same_operator_payers: number[] | null;
 }
 /** The daily series shared between generations (sql/migrations/0016): serves gen_from <= g < gen_to. */
 export interface SellerDailyRowsTable {

@@ -19,7 +19,7 @@ import { batches, utcDayStart } from './ranges.ts';
 import { rollbackReorgs } from './reorg.ts';
 import { deleteCoverage, loadCoverage, storeChunk } from './store.ts';
 import { syncStreams, type StreamStats } from './streams.ts';
-import { reclassAllPairings } from './streams-store.ts';
+import { reclassNewPairings } from './streams-store.ts';
 
 export { utcDayStart } from './ranges.ts';
 export { rollbackReorgs } from './reorg.ts';
@@ -95,6 +95,8 @@ export interface SyncOptions {
     receipts?: 'transaction' | 'block';
     /** Called after each stored chunk of a stream (tests stop runs here). */
     onChunk?: (stream: string) => void;
+    /** Called when every stream is stored, just before the last pass (tests stop runs here). */
+    beforePairingPass?: () => void;
   };
 }
 
@@ -219,7 +221,7 @@ export async function syncChain(db: Kysely<Schema>, client: ChainClient, options
   // Method 3.0.0's streams run beside the USDC stream, under the same request limit (the sync is
   // bound by round trips: in sequence they added their whole time to the run's). A transfer and
   // the proxy pairing that classes it may then be stored by concurrent transactions: the last
-  // pass below (reclassAllPairings) settles it once both are in.
+  // pass below (reclassNewPairings) settles it once both are in.
   const streamsDone = options.streams
     ? syncStreams(db, client, {
         usdcAddress: options.usdcAddress,
@@ -321,7 +323,8 @@ export async function syncChain(db: Kysely<Schema>, client: ChainClient, options
   if (failed) throw failed.reason;
   if (streamsDone) {
     stats.streams = await streamsDone;
-    stats.streams.reclassed += await reclassAllPairings(db);
+    options.streams?.beforePairingPass?.();
+    stats.streams.reclassed += await reclassNewPairings(db, runSeq);
   }
 
   await assertCovered(db, sellers, dayStart, asOf.number);

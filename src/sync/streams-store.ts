@@ -221,6 +221,10 @@ export async function storeProxyChunk(
  * Gives the live class-0 transfers that a live pairing (of those `which` selects) names their
  * class 2 or 3; the first proxy log pairing a transfer decides (EIP-3009's class 1 is never
  * changed). Returns how many changed.
+ * (From the pairings: each one's block version by a subquery, so by the primary key's range of its
+ * block number, then its transfer by primary key. As joins, the planner hashed every live block
+ * to match a few pairings' hashes, or scanned every class-0 transfer for them: 170-360 ms for 70
+ * new pairings at 200k payments, where this takes 1-10 ms; docs/benchmarks.md.)
  */
 async function reclassPaired(db: Kysely<Schema> | Transaction<Schema>, which: RawBuilder<unknown>): Promise<number> {
   const { rows } = await sql<{ n: number }>`
@@ -230,16 +234,20 @@ async function reclassPaired(db: Kysely<Schema> | Transaction<Schema>, which: Ra
         from x402_proxy_pairings p
        where p.removed_seq is null and ${which}
        order by p.tx_hash, p.block_hash, p.transfer_log_index, p.log_index
-    ), changed as (
-      update transfers x set class = pairing.class, pair_log_index = pairing.log_index
+    ), target as materialized (
+      select (select b.block_id
+                from blocks b
+               where b.block_id between pairing.block_number * 1048576 and pairing.block_number * 1048576 + 1048575
+                 and b.block_hash = pairing.block_hash
+                 and b.removed_seq is null) as block_id,
+             pairing.transfer_log_index, pairing.tx_hash, pairing.log_index, pairing.class
         from pairing
-        join blocks b
-          on b.block_id between pairing.block_number * 1048576 and pairing.block_number * 1048576 + 1048575
-         and b.block_hash = pairing.block_hash
-         and b.removed_seq is null
-       where x.block_id = b.block_id
-         and x.log_index = pairing.transfer_log_index
-         and x.tx_hash = pairing.tx_hash
+    ), changed as (
+      update transfers x set class = target.class, pair_log_index = target.log_index
+        from target
+       where x.block_id = target.block_id
+         and x.log_index = target.transfer_log_index
+         and x.tx_hash = target.tx_hash
          and x.class = 0
       returning 1)
     select count(*)::int4 as n from changed`.execute(db);
@@ -249,14 +257,30 @@ async function reclassPaired(db: Kysely<Schema> | Transaction<Schema>, which: Ra
 /**
  * The sync's last pass (src/sync/index.ts): the USDC stream and the proxies' stream run side by
  * side, so a transfer and its pairing stored by concurrent transactions may each have missed the
- * other (neither sees the other's uncommitted row). Once both streams are stored, every live
- * pairing classes the transfers still at 0 that it names. Every pairing, not only this run's: a
- * run killed after storing both and before this pass leaves such a transfer, and the next run
- * reads neither again (the test of killed runs found it). One statement; the pairings are one row
- * per proxy settlement of the window, each an index probe into `blocks` and `transfers`.
+ * other (neither sees the other's uncommitted row). Once both streams are stored, the pairings
+ * added since the last completed pass (stream_coverage.paired_seq, migration 0034) class the
+ * transfers still at 0 that they name, and paired_seq becomes this run's seq, in one transaction.
+ * Not only this run's pairings: a run killed after storing both streams and before this pass
+ * leaves such a transfer, and the next run reads neither again (the test of killed runs found
+ * it); its pairings are newer than paired_seq, so the next pass reads them. Older pairings need
+ * no second look: a transfer stored after its pairing's run sees the pairing when it is stored
+ * (sql/store/store_chunk.sql), and a pairing stored after its transfer classes it in its own
+ * chunk (storeProxyChunk). So the pass reads this run's settlements (and a killed run's), not
+ * every settlement of the window. Returns how many transfers changed.
  */
-export function reclassAllPairings(db: Kysely<Schema>): Promise<number> {
-  return reclassPaired(db, sql`true`);
+export function reclassNewPairings(db: Kysely<Schema>, runSeq: bigint): Promise<number> {
+  return db.transaction().execute(async (trx) => {
+    const { rows } = await sql<{ seq: string }>`
+      select coalesce((select paired_seq from stream_coverage where stream = 'x402_proxies'), 0)::text as seq`.execute(
+      trx,
+    );
+    const since = rows[0]?.seq ?? '0';
+    const reclassed = await reclassPaired(trx, sql`p.added_seq > ${since}::int8`);
+    await sql`
+      update stream_coverage set paired_seq = greatest(coalesce(paired_seq, 0), ${runSeq.toString()}::int8)
+       where stream = 'x402_proxies'`.execute(trx);
+    return reclassed;
+  });
 }
 
 /** The rows ChannelCreated adds: addresses, the channel once, and the log itself. */

@@ -57,6 +57,12 @@ interface Step {
   toggleSeller: number | null;
   hosts: number[] | null; // each seller's host (0-2): listings on one host are one operator's
   kill: string | null;
+  /**
+   * A 2.0.0 generation first, over the same snapshot and seq: it writes the snapshot's sellers
+   * without their same_operator pairs (catalog_snapshot_sellers, migration 0034), which the 3.0.0
+   * run then computes, and its derived state is of the other payment set (the 3.0.0 run starts cold).
+   */
+  also2: true | null;
 }
 
 const sometimes = <T>(arb: fc.Arbitrary<T>, weight: number, nil: number): fc.Arbitrary<T | null> =>
@@ -87,6 +93,7 @@ const stepArb: fc.Arbitrary<Step> = fc.record({
   toggleSeller: sometimes(fc.integer({ min: 0, max: SELLERS.length - 1 }), 1, 4),
   hosts: sometimes(fc.array(fc.integer({ min: 0, max: 2 }), { minLength: 4, maxLength: 4 }), 1, 3),
   kill: sometimes(fc.constantFrom('payments', 'window', 'reasons', 'sellers', 'market_daily'), 1, 6),
+  also2: sometimes(fc.constant(true as const), 1, 6),
 });
 
 async function fromScratch(t: TestDatabase, incremental: number, compute: () => Promise<number>) {
@@ -224,16 +231,17 @@ async function runHistory(t: TestDatabase, steps: Step[]) {
         })),
       );
     }
-    const compute = (afterStep?: (s: string) => void) =>
+    const compute = (afterStep?: (s: string) => void, methodVersion = '3.0.0') =>
       computeGeneration(t.db, {
         runSeq: seq,
         asOf: { number: asOfBlock, hash: blockHash(asOfBlock), timestamp: asOfTs },
         catalogSnapshotId: snapshotId!,
         sources: [],
         generatedAt: new Date('2026-03-01T00:00:00Z'),
-        methodVersion: '3.0.0',
+        methodVersion,
         ...(afterStep ? { afterStep } : {}),
       });
+    if (step.also2) await compute(undefined, '2.0.0');
     if (step.kill !== null) {
       const kill = step.kill;
       await expect(
@@ -300,7 +308,7 @@ describe.each(backends())('incremental 3.0.0 generations equal from-scratch ones
   });
   afterAll(async () => t?.close());
 
-  const quiet = { reorgBack: null, toggleSeller: null, hosts: null, kill: null };
+  const quiet = { reorgBack: null, toggleSeller: null, hosts: null, kill: null, also2: null };
   const pay = (seller: number, payer: number, cls: Pay['class'], offset = 60): Pay => ({
     where: 'recent',
     offset,
@@ -331,12 +339,14 @@ describe.each(backends())('incremental 3.0.0 generations equal from-scratch ones
       },
       // b moves to a's host: its payment to a becomes same_operator (a's reasons are counted again)
       { advance: 600, k: 2, funds: [], pays: [pay(1, 3, 2, 30)], ...quiet, hosts: [0, 0, 1, 2] },
+      // a 2.0.0 generation over the same snapshot before the 3.0.0 one
+      { advance: 900, k: 0, funds: [], pays: [pay(1, 0, 1, 30)], ...quiet, toggleSeller: 3, also2: true },
       // a reorg 1,900 s below the as-of removes the funding and the payments after it
       { advance: 600, k: 1, funds: [], pays: [], ...quiet, reorgBack: 1_900 },
       { advance: 3_600, k: 3, funds: [], pays: [pay(2, 5, 3, 100)], ...quiet, kill: 'reasons' },
       { advance: 3_600, k: 3, funds: [], pays: [pay(2, 6, 4, 100)], ...quiet, toggleSeller: 0 },
     ]);
-    expect(counts.generations).toBe(5);
+    expect(counts.generations).toBe(6);
     expect([...counts.classes].sort()).toEqual([1, 2, 3, 4]);
     expect(counts.internal).toBeGreaterThan(0);
   });

@@ -132,6 +132,7 @@ async function sync(
     confirmations?: number;
     blockRange?: number;
     onChunk?: (s: string) => void;
+    beforePairingPass?: () => void;
     /** Without the 3.0.0 streams: the USDC stream alone, as before issue 22. */
     noStreams?: boolean;
   } = {},
@@ -151,6 +152,7 @@ async function sync(
       lookbackSeconds: LOOKBACK,
       channelsFromBlock: 0n,
       ...(options.onChunk ? { onChunk: options.onChunk } : {}),
+      ...(options.beforePairingPass ? { beforePairingPass: options.beforePairingPass } : {}),
     },
   };
   if (options.noStreams) delete sync.streams;
@@ -360,6 +362,44 @@ describe.each(backends())('x402 streams: killed runs and reorgs ($backend)', ({ 
       } finally {
         await killed.close();
       }
+    }
+  });
+
+  it('behavior: a run killed after storing both streams and before the last pass: the next run classes the transfers its pairings name', async () => {
+    const client = createChainClient({ rpcUrls: [x.anvil.url], chainId: 8453 });
+    const asOf = await resolveAsOf(client, { confirmations: 0 });
+    const killed = await freshDatabase(backend);
+    try {
+      await expect(
+        sync(killed.db, {
+          asOf,
+          beforePairingPass: () => {
+            throw new InjectedCrash('killed before the last pass');
+          },
+        }),
+      ).rejects.toThrow(InjectedCrash);
+      const pairedSeq = async () =>
+        (
+          await sql<{ s: string | null }>`
+            select paired_seq::text as s from stream_coverage where stream = 'x402_proxies'`.execute(killed.db)
+        ).rows[0]?.s;
+      expect(await pairedSeq()).toBeNull();
+      const stored = await dump(killed.db);
+      // The race the pass exists for (a transfer and its pairing stored by concurrent
+      // transactions, neither seeing the other) cannot be timed on anvil: its outcome is made by
+      // hand, the three proxy-paired transfers of the timeline left at class 0.
+      const raced = await sql`
+        update transfers set class = 0, pair_log_index = null where class in (2, 3) returning 1`.execute(killed.db);
+      expect(raced.rows).toHaveLength(3);
+      const rerun = await sync(killed.db, { asOf });
+      // exact, exact with permit: 2; upto: 3; each with its proxy log, as the killed run stored them.
+      const classes = await sql<{ c: number }>`select class as c from transfers order by class`.execute(killed.db);
+      expect(classes.rows.map((r) => r.c)).toEqual([2, 2, 3]);
+      expect(await dump(killed.db)).toEqual(stored);
+      expect(rerun.stats.streams?.reclassed).toBe(3);
+      expect(await pairedSeq()).toBe(rerun.runSeq.toString());
+    } finally {
+      await killed.close();
     }
   });
 

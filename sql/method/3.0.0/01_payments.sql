@@ -5,15 +5,43 @@
 
 update m_gen set payment_set = 'all_classes';
 
--- The same_operator pairs of the generation's catalog (catalog_operator_pairs, migration 0031)
--- by address ids: both are sellers of the catalog, so their ids are m_catalog_sellers'. A seller
--- without an id has no payment (and pays none), so its pairs are dropped.
+-- The same_operator pairs of the generation's catalog (catalog_operator_pairs, migration 0031),
+-- kept per snapshot with its sellers (catalog_snapshot_sellers.same_operator_payers, migration
+-- 0034): computed by the first 3.0.0 generation over the snapshot, read by the next ones (the
+-- hosts of every listing compared with every other cost 0.3 s a run at 10,000 listings). The
+-- one-time filter skips the comparison when every seller of the snapshot has its pairs.
+update catalog_snapshot_sellers c
+   set same_operator_payers = x.payers
+  from (select s.seller_id,
+               coalesce(array_agg(p.seller_id order by p.seller_id) filter (where p.seller_id is not null),
+                        '{}') as payers
+          from catalog_snapshot_sellers s
+          left join catalog_operator_pairs o
+            on o.snapshot_id = s.snapshot_id
+           and o.seller_address = s.seller_address collate "C"
+          left join catalog_snapshot_sellers p
+            on p.snapshot_id = s.snapshot_id
+           and p.seller_address = o.payer_address collate "C"
+         where s.snapshot_id = (select catalog_snapshot_id from m_gen)
+         group by s.seller_id) x
+ where exists (select 1 from catalog_snapshot_sellers n
+                where n.snapshot_id = (select catalog_snapshot_id from m_gen)
+                  and n.same_operator_payers is null)
+   and c.snapshot_id = (select catalog_snapshot_id from m_gen)
+   and c.seller_id = x.seller_id
+   and c.same_operator_payers is null;
+
+-- The pairs by address ids: both are sellers of the catalog, so their ids are
+-- m_catalog_sellers'. A seller without an id has no payment (and pays none), so its pairs are
+-- dropped.
 create temp table m_operator_pairs on commit drop as
 select s.seller_id, p.seller_id as payer_id
-  from catalog_operator_pairs o
-  join m_catalog_sellers s on s.seller_address = o.seller_address collate "C"
-  join m_catalog_sellers p on p.seller_address = o.payer_address collate "C"
- where o.snapshot_id = (select catalog_snapshot_id from m_gen)
+  from catalog_snapshot_sellers c
+ cross join unnest(c.same_operator_payers) as o(payer_ord)
+  join m_catalog_sellers s on s.seller_ord = c.seller_id
+  join m_catalog_sellers p on p.seller_ord = o.payer_ord
+ where c.snapshot_id = (select catalog_snapshot_id from m_gen)
+   and cardinality(c.same_operator_payers) > 0
    and s.seller_id is not null
    and p.seller_id is not null;
 alter table m_operator_pairs add primary key (seller_id, payer_id);

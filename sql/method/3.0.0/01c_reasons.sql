@@ -54,9 +54,14 @@ delete from acc_reason_payers
 delete from acc_reason_sellers
  where seller_id in (select seller_id from m_reason_rebuild union all select seller_id from m_removed_sellers);
 
-delete from acc_operator_pairs;
+-- (only the pairs that changed: in a steady run under one catalog, none)
+delete from acc_operator_pairs a
+ where not exists (select 1 from m_operator_pairs o where o.seller_id = a.seller_id and o.payer_id = a.payer_id);
 insert into acc_operator_pairs (seller_id, payer_id)
-select seller_id, payer_id from m_operator_pairs order by 1, 2;
+select seller_id, payer_id from m_operator_pairs
+except
+select seller_id, payer_id from acc_operator_pairs
+ order by 1, 2;
 
 -- (few rows in a steady run: look them up by index)
 set local enable_nestloop = on;
