@@ -85,4 +85,3 @@ export function mismatches(served: Fixture['served']): string[] {
   const urls = served.filter((r) => want.get(r.url) !== `${r.status} ${r.sha256}`).map((r) => r.url);
   return served.length === FIXTURE.served.length ? urls : ['(another number of URLs)', ...urls];
 }
-
