@@ -19,14 +19,15 @@ const BEFORE_0033 = ALL.filter((m) => m.version < 33);
 /** Every row of the three views, as text, in one order (the API and the bundle read them). */
 async function viewRows(db: Kysely<Schema>) {
   const { rows } = await sql<{ line: string }>`
-    select concat_ws('|', 'sp', generation, seller_address, period_start, payments, sha256) as line
-      from gen_seller_periods
-    union all
-    select concat_ws('|', 'p', generation, period_start, payments, sha256) from gen_periods
-    union all
-    select concat_ws('|', 'sd', generation, seller_address, day, payments, revenue_micro, payers)
-      from gen_seller_daily
-     order by 1 collate "C"`.execute(db);
+    select line
+      from (select concat_ws('|', 'sp', generation, seller_address, period_start, payments, sha256) as line
+              from gen_seller_periods
+            union all
+            select concat_ws('|', 'p', generation, period_start, payments, sha256) from gen_periods
+            union all
+            select concat_ws('|', 'sd', generation, seller_address, day, payments, revenue_micro, payers)
+              from gen_seller_daily) v
+     order by line collate "C"`.execute(db);
   return rows.map((r) => r.line);
 }
 
