@@ -74,13 +74,14 @@ select t.seller_id, t.payer_id, t.value, t.block_timestamp, t.block_number, t.cl
 analyze m_window;
 
 -- Payers per seller and UTC day, and their roll-ups: per seller and payer, per seller and day.
+-- (acc_day_payers keeps the day's number, day_start / 86,400, in 4 bytes: migration 0033)
 create temp table m_window_day_payers on commit drop as
 select seller_id, block_timestamp - block_timestamp % 86400 as day_start, payer_id, count(*) as n, sum(value) as total
   from m_window
  group by 1, 2, 3;
 
-insert into acc_day_payers (seller_id, day_start, payer_id, n, total)
-select seller_id, day_start, payer_id, n, total
+insert into acc_day_payers (seller_id, day, payer_id, n)
+select seller_id, day_start / 86400, payer_id, n
   from m_window_day_payers
  order by seller_id, day_start, payer_id;
 
@@ -147,11 +148,8 @@ select c.seller_id,
 
 -- Steady: move the accumulators by the payments that entered or left the window.
 
--- (with its text, by which step 6 closes the seller's daily rows: its addresses row, looked up
--- by id for each of the few removed sellers)
 create temp table m_removed_sellers on commit drop as
-select a.seller_id,
-       (select '0x' || encode(x.address, 'hex') from addresses x where x.address_id = a.seller_id) as seller_address
+select a.seller_id
   from acc_sellers a
  where not exists (select 1 from m_catalog_sellers c where c.seller_id = a.seller_id);
 
@@ -303,6 +301,8 @@ delete from acc_payers a
    and a.seller_id = d.seller_id and a.payer_id = d.payer_id and a.n = 0;
 
 -- Payers per UTC day (the daily series), and the (seller, day) pairs whose row changes.
+-- (acc_day_payers by day number, day_start / 86,400; it keeps no sum: a day's revenue moves by
+-- dtotal here)
 create temp table m_changed_days on commit drop as
 select distinct seller_id, block_timestamp - block_timestamp % 86400 as day_start
   from m_delta;
@@ -322,20 +322,20 @@ with d as (
    group by 1, 2, 3
   having sum(sign) <> 0 or sum(sign * value) <> 0),
 upserted as (
-  insert into acc_day_payers as a (seller_id, day_start, payer_id, n, total)
-  select seller_id, day_start, payer_id, dn, dtotal from d
+  insert into acc_day_payers as a (seller_id, day, payer_id, n)
+  select seller_id, day_start / 86400, payer_id, dn from d
    order by seller_id, day_start, payer_id
-      on conflict (seller_id, day_start, payer_id)
-      do update set n = a.n + excluded.n, total = a.total + excluded.total
-  returning a.seller_id, a.day_start, a.payer_id, a.n)
+      on conflict (seller_id, day, payer_id)
+      do update set n = a.n + excluded.n
+  returning a.seller_id, a.day, a.payer_id, a.n)
 insert into m_day_delta
 select d.seller_id, d.day_start, d.payer_id, d.dn, d.dtotal, u.n - d.dn
   from d
-  join upserted u on u.seller_id = d.seller_id and u.day_start = d.day_start and u.payer_id = d.payer_id;
+  join upserted u on u.seller_id = d.seller_id and u.day = d.day_start / 86400 and u.payer_id = d.payer_id;
 delete from acc_day_payers a
- using (select seller_id, day_start, payer_id from m_day_delta where old_n > 0 and old_n + dn = 0) d
+ using (select seller_id, day_start / 86400 as day, payer_id from m_day_delta where old_n > 0 and old_n + dn = 0) d
  where not (select reset from m_acc)
-   and a.seller_id = d.seller_id and a.day_start = d.day_start and a.payer_id = d.payer_id and a.n = 0;
+   and a.seller_id = d.seller_id and a.day = d.day and a.payer_id = d.payer_id and a.n = 0;
 
 -- The (seller, day) numbers by difference: payers gained and lost as for acc_payers.
 insert into acc_seller_days as a (seller_id, day_start, payments, revenue, payers)
@@ -354,11 +354,14 @@ delete from acc_seller_days a
    and a.seller_id = d.seller_id and a.day_start = d.day_start and a.payments = 0;
 
 -- The sellers whose numbers change: counts and sums by difference, the payers by the payers
--- gained and lost. A seller none of whose payments left (`leaving`: no sign -1, nothing removed
--- or past the window's start) only gained payments: its top payer's sum is the larger of the old
--- one and its changed payers' new sums, and its first and last payment are the earlier and the
--- later of the old ones and those that entered (one chain: time grows with the block). The
--- others are looked up below.
+-- gained and lost. Its top payer's sum is the larger of the old one and its changed payers' new
+-- sums unless a payer whose sum fell had the old top sum (`top_lost`): only then is it looked up
+-- below, over all of the seller's payers (acc_payers has no index by sum since migration 0033:
+-- 36 bytes a row, for a lookup that a steady run needs only when the top payer's payments leave).
+-- A seller none of whose payments left (`leaving`: no sign -1, nothing removed or past the
+-- window's start) only gained payments: its first and last payment are the earlier and the later
+-- of the old ones and those that entered (one chain: time grows with the block). The others are
+-- looked up below.
 create temp table m_touched on commit drop as
 select k.seller_id,
        coalesce(a.payments, 0) + coalesce(d.dp, 0)                       as payments,
@@ -366,6 +369,7 @@ select k.seller_id,
        coalesce(a.payers, 0) + coalesce(p.dpayers, 0)                    as payers,
        coalesce(d.leaving, false)                                        as leaving,
        greatest(coalesce(a.top_sum, 0), coalesce(p.top_in, 0))           as top_sum,
+       coalesce(p.fell_from >= a.top_sum, false)                         as top_lost,
        least(a.first_ts, d.in_first_ts)                                  as first_ts,
        greatest(a.last_ts, d.in_last_ts)                                 as last_ts,
        least(a.first_block, d.in_first_block)                            as first_block,
@@ -384,7 +388,8 @@ select k.seller_id,
                     sum(case when old_n = 0 and old_n + dn > 0 then 1
                              when old_n > 0 and old_n + dn = 0 then -1
                              else 0 end) as dpayers,
-                    max(total)           as top_in
+                    max(total)           as top_in,
+                    max(total - dtotal) filter (where dtotal < 0) as fell_from
                from m_payer_delta
               group by 1) p using (seller_id);
 
@@ -396,7 +401,7 @@ select t.seller_id,
        t.payments,
        t.revenue,
        t.payers,
-       case when t.leaving
+       case when t.top_lost
             then coalesce((select max(p.total) from acc_payers p where p.seller_id = t.seller_id), 0)
             else t.top_sum end,
        -- lower median: the smallest value whose cumulative count reaches half the per-request

@@ -19,8 +19,9 @@
 -- seller's kept lines, in bulk from one grouping of the window's payments ("Cold" below); the
 -- statements that move the partials of a steady run then find nothing to do.
 -- The work state (part_sellers, part_seller_lines, part_seller_digests) names a seller by its
--- address id (seller_id, migration 0028); the versioned part_seller_hours keep the seller's text,
--- which the view gen_seller_periods serves: it comes from m_catalog_sellers where a row is written.
+-- address id (seller_id, migration 0028), and so do the versioned part_seller_hours (migration
+-- 0033), whose sha256 is its 32 bytes (part_hours' too): the views gen_seller_periods and
+-- gen_periods give the text back.
 
 -- One run at a time maintains the partials (a concurrent compute waits here).
 lock table part_state in exclusive mode;
@@ -93,9 +94,8 @@ set local enable_nestloop = off;
 
 analyze m_changed;
 
--- The sellers new to the partials (all of them after a reset) and those gone from the catalog
--- (with their text, by which their hours are closed). A catalog seller without an address id has
--- no payment and no partials: it is in neither.
+-- The sellers new to the partials (all of them after a reset) and those gone from the catalog.
+-- A catalog seller without an address id has no payment and no partials: it is in neither.
 create temp table m_build_sellers on commit drop as
 select c.seller_id
   from m_catalog_sellers c
@@ -103,8 +103,7 @@ select c.seller_id
    and not exists (select 1 from part_sellers p where p.seller_id = c.seller_id);
 
 create temp table m_gone_sellers on commit drop as
-select p.seller_id,
-       (select '0x' || encode(a.address, 'hex') from addresses a where a.address_id = p.seller_id) as seller_address
+select p.seller_id
   from part_sellers p
  where not exists (select 1 from m_catalog_sellers c where c.seller_id = p.seller_id);
 
@@ -113,9 +112,9 @@ select p.seller_id,
 analyze m_build_sellers;
 analyze m_gone_sellers;
 
--- The changed (seller, period) pairs of catalog sellers, with the seller's text.
+-- The changed (seller, period) pairs of catalog sellers.
 create temp table m_changed_ids on commit drop as
-select c.seller_id, c.seller_address, m.period_start
+select c.seller_id, m.period_start
   from m_changed m
   join m_catalog_sellers c using (seller_id);
 
@@ -138,7 +137,7 @@ union
 select h.hour_start
   from part_seller_hours h
  where h.gen_to is null
-   and h.seller_address in (select seller_address from m_gone_sellers)
+   and h.seller_id in (select seller_id from m_gone_sellers)
 union
 select t.block_timestamp - t.block_timestamp % (select p from m_part)
   from built t
@@ -156,30 +155,30 @@ analyze m_changed_hours;
 -- (m_period_changes collects the live partials closed and built by this run: their sellers'
 -- lines (part_seller_lines) change and their evidence digests are composed again below; every
 -- other seller's digest is the one part_seller_digests kept)
--- (by seller_id; the closed rows give their text, which names a catalog seller: the live hours of
--- the sellers gone from it are closed first and not collected)
+-- (the live hours of the sellers gone from the catalog are closed first and not collected: every
+-- other live hour is of a seller of part_sellers, so of the catalog)
 create temp table m_period_changes (
   seller_id       int4,
   hour_start      bigint,
   payments        integer,
-  sha256          text,
+  sha256          bytea,
   built           boolean
 ) on commit drop;
 update part_seller_hours h
    set gen_to = (select generation from m_part)
   from m_gone_sellers s
- where h.gen_to is null and h.seller_address = s.seller_address collate "default";
+ where h.gen_to is null and h.seller_id = s.seller_id;
 with closed as (
   update part_seller_hours h
      set gen_to = (select generation from m_part)
     from m_changed_ids c
-   where h.gen_to is null and h.seller_address = c.seller_address collate "default" and h.hour_start = c.period_start
+   where h.gen_to is null and h.seller_id = c.seller_id and h.hour_start = c.period_start
      -- live partials exist only in [lo, hi): new payments of the open hour need no lookup
      and c.period_start >= (select lo from m_part_old) and c.period_start < (select hi from m_part_old)
-  returning h.seller_address, h.hour_start, h.payments, h.sha256)
+  returning h.seller_id, h.hour_start, h.payments, h.sha256)
 insert into m_period_changes
-select c.seller_id, x.hour_start, x.payments, x.sha256, false
-  from closed x join m_catalog_sellers c on c.seller_address = x.seller_address collate "C";
+select seller_id, hour_start, payments, sha256, false
+  from closed;
 -- (live partials lie in the old range [lo, hi), so those that left the new one lie in [lo, w1)
 -- or [w2, hi): two narrow index ranges. An `or` of the two open ranges made Postgres scan every
 -- partial of the window: 0.4-0.6 s a run at 10M payments.)
@@ -188,19 +187,19 @@ with closed as (
      set gen_to = (select generation from m_part)
    where gen_to is null
      and hour_start >= (select lo from m_part_old) and hour_start < (select w1 from m_part)
-  returning seller_address, hour_start, payments, sha256)
+  returning seller_id, hour_start, payments, sha256)
 insert into m_period_changes
-select c.seller_id, x.hour_start, x.payments, x.sha256, false
-  from closed x join m_catalog_sellers c on c.seller_address = x.seller_address collate "C";
+select seller_id, hour_start, payments, sha256, false
+  from closed;
 with closed as (
   update part_seller_hours
      set gen_to = (select generation from m_part)
    where gen_to is null
      and hour_start >= (select w2 from m_part) and hour_start < (select hi from m_part_old)
-  returning seller_address, hour_start, payments, sha256)
+  returning seller_id, hour_start, payments, sha256)
 insert into m_period_changes
-select c.seller_id, x.hour_start, x.payments, x.sha256, false
-  from closed x join m_catalog_sellers c on c.seller_address = x.seller_address collate "C";
+select seller_id, hour_start, payments, sha256, false
+  from closed;
 delete from part_sellers
  where seller_id in (select seller_id from m_gone_sellers);
 update part_hours
@@ -299,8 +298,7 @@ create temp table m_cold_hours on commit drop as
 select seller_id,
        period_start,
        count(*)::int                                               as payments,
-       encode(sha256(convert_to(
-         string_agg(evidence_line, '' order by evidence_line collate "C"), 'UTF8')), 'hex') as sha256
+       sha256(convert_to(string_agg(evidence_line, '' order by evidence_line collate "C"), 'UTF8')) as sha256
   from (select seller_id, evidence_line,
                block_timestamp - block_timestamp % (select p from m_part) as period_start
           from m_payments
@@ -309,15 +307,15 @@ select seller_id,
  where (select reset from m_part_old)
  group by 1, 2;
 
-insert into part_seller_hours (seller_address, hour_start, payments, sha256, gen_from)
-select c.seller_address, h.period_start, h.payments, h.sha256, (select generation from m_part)
-  from m_cold_hours h
-  join m_catalog_sellers c using (seller_id)
- order by c.seller_ord, h.period_start;  -- (seller_ord: the text's byte order, the key's)
+insert into part_seller_hours (seller_id, hour_start, payments, sha256, gen_from)
+select seller_id, period_start, payments, sha256, (select generation from m_part)
+  from m_cold_hours
+ order by seller_id, period_start;
 
 insert into part_seller_lines (seller_id, lines)
 select c.seller_id,
-       coalesce(string_agg(h.period_start || ':' || h.payments || ':' || h.sha256 || E'\n', '' order by h.period_start), '')
+       coalesce(string_agg(h.period_start || ':' || h.payments || ':' || encode(h.sha256, 'hex') || E'\n', ''
+                           order by h.period_start), '')
   from m_catalog_sellers c
   left join m_cold_hours h using (seller_id)
  where (select reset from m_part_old)
@@ -330,13 +328,12 @@ select c.seller_id,
 -- outside the old range [lo, hi) and those whose facts changed. The test is on each payment,
 -- before grouping, so that a period is sorted only when it is built.
 with built as (
-insert into part_seller_hours (seller_address, hour_start, payments, sha256, gen_from)
-select c.seller_address, b.period_start, b.payments, b.sha256, (select generation from m_part)
+insert into part_seller_hours (seller_id, hour_start, payments, sha256, gen_from)
+select b.seller_id, b.period_start, b.payments, b.sha256, (select generation from m_part)
   from (select seller_id,
                period_start,
                count(*)::int                                               as payments,
-               encode(sha256(convert_to(
-                 string_agg(evidence_line, '' order by evidence_line collate "C"), 'UTF8')), 'hex') as sha256
+               sha256(convert_to(string_agg(evidence_line, '' order by evidence_line collate "C"), 'UTF8')) as sha256
           from (select seller_id, evidence_line,
                        block_timestamp - block_timestamp % (select p from m_part) as period_start
                   from m_payments
@@ -348,11 +345,10 @@ select c.seller_address, b.period_start, b.payments, b.sha256, (select generatio
                 or period_start >= (select hi from m_part_old)
                 or (seller_id, period_start) in (select seller_id, period_start from m_changed_ids))
          group by 1, 2) b
-  join m_catalog_sellers c using (seller_id)
-returning seller_address, hour_start, payments, sha256)
+returning seller_id, hour_start, payments, sha256)
 insert into m_period_changes
-select c.seller_id, x.hour_start, x.payments, x.sha256, true
-  from built x join m_catalog_sellers c on c.seller_address = x.seller_address collate "C";
+select seller_id, hour_start, payments, sha256, true
+  from built;
 
 insert into part_sellers (seller_id)
 select seller_id from m_build_sellers;
@@ -361,8 +357,7 @@ select seller_id from m_build_sellers;
 insert into part_hours (hour_start, payments, sha256, gen_from)
 select period_start,
        count(*)::int,
-       encode(sha256(convert_to(
-         string_agg(evidence_line, '' order by evidence_line collate "C"), 'UTF8')), 'hex'),
+       sha256(convert_to(string_agg(evidence_line, '' order by evidence_line collate "C"), 'UTF8')),
        (select generation from m_part)
   from (select evidence_line,
                block_timestamp - block_timestamp % (select p from m_part) as period_start
@@ -447,19 +442,20 @@ update part_seller_lines l
                coalesce(sum(length(line)) filter (where not built), 0)::int                   as cut,
                coalesce(string_agg(line, '' order by hour_start) filter (where built), '')   as appended
           from (select seller_id, built, hour_start,
-                       hour_start || ':' || payments || ':' || sha256 || E'\n' as line
+                       hour_start || ':' || payments || ':' || encode(sha256, 'hex') || E'\n' as line
                   from m_period_changes) c
          where seller_id not in (select seller_id from m_lines_rebuild)
          group by seller_id) x
  where l.seller_id = x.seller_id;
 
--- (the live hours by the seller's text, the key of part_seller_hours)
+-- (the live hours by the primary key's prefix, seller_id)
 insert into part_seller_lines as l (seller_id, lines)
 select r.seller_id,
-       coalesce(string_agg(h.hour_start || ':' || h.payments || ':' || h.sha256 || E'\n', '' order by h.hour_start), '')
+       coalesce(string_agg(h.hour_start || ':' || h.payments || ':' || encode(h.sha256, 'hex') || E'\n', ''
+                           order by h.hour_start), '')
   from m_lines_rebuild r
   join m_catalog_sellers c using (seller_id)
-  left join part_seller_hours h on h.seller_address = c.seller_address collate "default" and h.gen_to is null
+  left join part_seller_hours h on h.seller_id = r.seller_id and h.gen_to is null
  where not (select reset from m_part_old)
  group by r.seller_id
     on conflict (seller_id) do update set lines = excluded.lines;
@@ -501,7 +497,7 @@ create temp table m_global_digest on commit drop as
 select encode(sha256(convert_to(
          coalesce(string_agg(period_start || ':' || payments || ':' || sha256 || E'\n', '' order by period_start), ''),
          'UTF8')), 'hex') as digest
-  from (select hour_start as period_start, payments, sha256
+  from (select hour_start as period_start, payments, encode(sha256, 'hex') as sha256
           from part_hours
          where gen_to is null
            and hour_start >= (select w1 from m_part)

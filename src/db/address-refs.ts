@@ -38,6 +38,9 @@ export const ADDRESS_REFS: readonly AddressRef[] = [
   { table: 'part_sellers', column: 'seller_id' },
   { table: 'part_seller_digests', column: 'seller_id' },
   { table: 'part_seller_lines', column: 'seller_id' },
+  // the versioned rows that retained generations read (migration 0033)
+  { table: 'part_seller_hours', column: 'seller_id' },
+  { table: 'seller_daily_rows', column: 'seller_id' },
   // method 3.0.0's work state (migration 0031)
   { table: 'acc_seller_classes', column: 'seller_id' },
   { table: 'acc_reason_payers', column: 'seller_id' },

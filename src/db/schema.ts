@@ -349,18 +349,22 @@ export interface PartStateTable {
 export interface PartSellersTable {
   seller_id: number;
 }
+/**
+ * Versioned rows (serve gen_from <= g < gen_to), keyed by address id with the sha256 as its 32
+ * bytes since sql/migrations/0033; the views gen_seller_periods and gen_periods give the text.
+ */
 export interface PartSellerHoursTable {
-  seller_address: string;
+  seller_id: number;
   hour_start: bigint;
   payments: number;
-  sha256: string;
+  sha256: Bytes;
   gen_from: number;
   gen_to: number | null;
 }
 export interface PartHoursTable {
   hour_start: bigint;
   payments: number;
-  sha256: string;
+  sha256: Bytes;
   gen_from: number;
   gen_to: number | null;
 }
@@ -401,8 +405,12 @@ export interface AccPayersTable {
   n: bigint;
   total: Micro;
 }
-export interface AccDayPayersTable extends AccPayersTable {
-  day_start: bigint;
+/** Per seller, UTC day number (unix seconds / 86,400) and payer: the day's payments (sql/migrations/0033). */
+export interface AccDayPayersTable {
+  seller_id: number;
+  day: number;
+  payer_id: number;
+  n: number;
 }
 export interface AccSellerDaysTable {
   seller_id: number;
@@ -475,9 +483,12 @@ export interface CatalogSnapshotSellersTable {
   /** method 3.0.0's same_operator pairs: the numbers of the sellers paying this one as its operator (migration 0034); null until computed */
   same_operator_payers: number[] | null;
 }
-/** The daily series shared between generations (sql/migrations/0016): serves gen_from <= g < gen_to. */
+/**
+ * The daily series shared between generations (sql/migrations/0016): serves gen_from <= g < gen_to.
+ * Keyed by address id since sql/migrations/0033; the view gen_seller_daily gives the text.
+ */
 export interface SellerDailyRowsTable {
-  seller_address: string;
+  seller_id: number;
   day: ColumnType<string, string, string>;
   payments: number;
   revenue_micro: Micro;

@@ -1,103 +1,23 @@
-import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import { sql, type Kysely } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
-import { buildApi } from '../../src/api/index.ts';
 import { loadMigrations, migrate, schemaStatus } from '../../src/db/migrate.ts';
 import { computeGeneration } from '../../src/method/index.ts';
 import { compareGenerationRows, formatDifference, readGenerationRows } from '../../src/publish/index.ts';
 import type { Schema } from '../../src/db/schema.ts';
 import { TallyError, isTemporary } from '../../src/lib/errors.ts';
-import { projectRoot } from '../../src/lib/paths.ts';
-import { backends, freshDatabase, type TestDatabase } from '../helpers/db.ts';
-import { withoutMethod3Nulls } from '../helpers/method3-fields.ts';
+import { backends, type TestDatabase } from '../helpers/db.ts';
+import { FIXTURE, mismatches, oldLayoutDatabase, serveAll } from '../helpers/old-layout.ts';
 
 // The move from the text fact layout (usdc_transfers, usdc_authorizations, chain_blocks) to the
 // compact one (migrations 0023 and 0024, the copy of src/db/compact-copy.ts between them). The
-// fixture was written by the code of the old layout (fixtures/compact-migration/generate.ts):
-// every row of a database holding two published generations (a reorg, a backfill into a stored
-// block and a log orphaned and stored again between them), and the sha256 of every body its API
-// served for them. Here those rows are loaded into a database at migration 0022, migrated, and
-// served by this code.
-interface Fixture {
-  ingestSeq: string;
-  rows: Record<string, unknown[]>;
-  served: { url: string; status: number; sha256: string }[];
-  generations: Record<string, unknown>[];
-}
-const FIXTURE = JSON.parse(
-  readFileSync(path.join(projectRoot, 'fixtures', 'compact-migration', 'old-layout.json'), 'utf8'),
-) as Fixture;
+// fixture's rows (test/helpers/old-layout.ts) are loaded into a database at migration 0022,
+// migrated, and served by this code.
 const OLD_TRANSFERS = FIXTURE.rows.usdc_transfers!.length;
 /** What stays pending while the copy is: the switch (0026) and every migration after it. */
 const PENDING_AFTER_COPY = loadMigrations()
   .filter((m) => m.version >= 26)
   .map((m) => m.name);
-
-/** A database in the old layout (migrations up to 0022) holding the fixture's rows. */
-async function oldLayoutDatabase(backend: 'pglite' | 'pg'): Promise<TestDatabase> {
-  const database = await freshDatabase(backend, { migrate: false });
-  const all = loadMigrations();
-  await migrate(
-    database.db,
-    all.slice(
-      0,
-      all.findIndex((m) => m.name === 'compact_facts'),
-    ),
-  );
-  await database.db.transaction().execute(async (trx) => {
-    // The rows as stored, foreign keys and triggers aside (the trigger-made rows are in the fixture).
-    await sql`set local session_replication_role = replica`.execute(trx);
-    for (const [table, rows] of Object.entries(FIXTURE.rows)) {
-      if (rows.length === 0) continue;
-      const { rows: columns } = await sql<{ c: string }>`
-        select column_name as c from information_schema.columns
-         where table_schema = current_schema() and table_name = ${table} and is_generated = 'NEVER'
-         order by ordinal_position`.execute(trx);
-      const list = sql.join(columns.map((r) => sql.ref(r.c)));
-      await sql`
-        insert into ${sql.table(table)} (${list}) overriding system value
-        select ${list} from jsonb_populate_recordset(null::${sql.table(table)}, ${JSON.stringify(rows)}::jsonb)`.execute(
-        trx,
-      );
-    }
-    await sql`select setval('ingest_seq', ${FIXTURE.ingestSeq}::int8)`.execute(trx);
-    await sql`select setval(pg_get_serial_sequence('catalog_snapshots', 'snapshot_id'),
-                            (select max(snapshot_id) from catalog_snapshots))`.execute(trx);
-  });
-  return database;
-}
-
-/** The API on a port; every URL of the fixture fetched, with the sha256 of its body. */
-async function serveAll(db: Kysely<Schema>) {
-  const app = await buildApi(db, { rateLimitPerMinute: 1_000_000, cadenceSeconds: 900 });
-  const base = await app.listen({ port: 0, host: '127.0.0.1' });
-  try {
-    const served: Fixture['served'] = [];
-    for (const { url } of FIXTURE.served) {
-      const res = await fetch(base + url);
-      const body = Buffer.from(await res.arrayBuffer());
-      if (process.env.DUMP_BODY === url) console.log(body.toString());
-      // (the fields method 3.0.0 added, null on these 2.0.0 generations, out: the old code's bytes)
-      const old = withoutMethod3Nulls(body.toString());
-      served.push({ url, status: res.status, sha256: createHash('sha256').update(old).digest('hex') });
-    }
-    const meta = await fetch(`${base}/api/v1/meta`);
-    return { served, metaStatus: meta.status };
-  } finally {
-    await app.close();
-  }
-}
-
 /** The generations rows (their digests among them), in the fixture's JSON form. */
-/** The URLs whose status or body differ from what the old layout's code served. */
-function mismatches(served: Fixture['served']): string[] {
-  const want = new Map(FIXTURE.served.map((r) => [r.url, `${r.status} ${r.sha256}`]));
-  const urls = served.filter((r) => want.get(r.url) !== `${r.status} ${r.sha256}`).map((r) => r.url);
-  return served.length === FIXTURE.served.length ? urls : ['(another number of URLs)', ...urls];
-}
-
 async function generations(db: Kysely<Schema>) {
   const { rows } = await sql`select * from generations order by generation`.execute(db);
   return JSON.parse(JSON.stringify(rows, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v))) as unknown;

@@ -36,9 +36,9 @@ describe.each(backends())('the derived tables on $backend', ({ backend }) => {
     const steady = await compute(t.db, fixture.snapshotId, { runSeq: 2n });
     const live = await t.db
       .selectFrom('part_seller_hours')
-      .select(['seller_address', 'hour_start'])
+      .select(['seller_id', 'hour_start'])
       .where('gen_to', 'is', null)
-      .orderBy('seller_address')
+      .orderBy('seller_id')
       .orderBy('hour_start')
       .execute();
     expect(live.length).toBeGreaterThan(0);
@@ -52,9 +52,9 @@ describe.each(backends())('the derived tables on $backend', ({ backend }) => {
     // cold: the run closed every live partial (gen_to = its generation) and built them again
     const closed = await t.db
       .selectFrom('part_seller_hours')
-      .select(['seller_address', 'hour_start'])
+      .select(['seller_id', 'hour_start'])
       .where('gen_to', '=', cold)
-      .orderBy('seller_address')
+      .orderBy('seller_id')
       .orderBy('hour_start')
       .execute();
     expect(closed).toEqual(live);
