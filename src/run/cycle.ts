@@ -107,7 +107,7 @@ export async function runCycle(
 
   await stage('migrate', () => migrate(db, undefined, { copyFacts: false }));
   let lock: HeldLock | undefined;
-  if (!options.lockHeld) lock = await stage('lock', () => acquireRunLock(database, config.DATABASE_URL));
+  if (!options.lockHeld) lock = await stage('lock', () => acquireRunLock(database));
   try {
     const catalog = await stage('catalog', () =>
       deps.readCatalog(config.CATALOG_SOURCE, {

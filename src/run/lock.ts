@@ -1,8 +1,7 @@
 import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
-import type { Database } from '../db/index.ts';
-import { redactText } from '../config/redact.ts';
+import { pgPoolOf, type Database } from '../db/index.ts';
 import { TemporaryError } from '../lib/errors.ts';
 
 /** A lock held until released; `assertHeld` fails (temporarily) when it was lost meanwhile. */
@@ -19,16 +18,17 @@ const RUN_LOCK_KEY = 402_000_002;
  * Takes the run lock on Postgres: `pg_try_advisory_lock` on a dedicated session held until
  * release, so a second `run` on the same database and schema fails at once with a TemporaryError
  * (exit 75). Losing the session (a database restart) releases the lock; `assertHeld` notices.
+ * The session is opened with the pool's own settings (the database handle's: the same server,
+ * role and schema), beside the pool rather than from it, so a run never waits for its own lock's
+ * connection however small the pool is.
  */
-export async function acquirePgRunLock(databaseUrl: string): Promise<HeldLock> {
-  const client = new pg.Client({ connectionString: databaseUrl });
+export async function acquirePgRunLock(pool: pg.Pool): Promise<HeldLock> {
+  const client = new pg.Client(pool.options);
   client.on('error', () => {});
   try {
     await client.connect();
   } catch (error) {
-    throw new TemporaryError('cannot connect to the database to take the run lock', {
-      cause: new Error(redactText(String((error as Error).message), [databaseUrl])),
-    });
+    throw new TemporaryError('cannot connect to the database to take the run lock', { cause: error });
   }
   const { rows } = await client.query<{ locked: boolean; schema: string }>(
     'select pg_try_advisory_lock($1, hashtext(current_schema())) as locked, current_schema() as schema',
@@ -78,9 +78,10 @@ export function acquireInProcessRunLock(database: Database): HeldLock {
   };
 }
 
-/** The run lock for either backend. */
-export async function acquireRunLock(database: Database, databaseUrl: string | undefined): Promise<HeldLock> {
-  return database.backend === 'pg' && databaseUrl ? acquirePgRunLock(databaseUrl) : acquireInProcessRunLock(database);
+/** The run lock for either backend, from the database handle. */
+export async function acquireRunLock(database: Database): Promise<HeldLock> {
+  const pool = pgPoolOf(database.db);
+  return pool ? acquirePgRunLock(pool) : acquireInProcessRunLock(database);
 }
 
 function processAlive(pid: number): boolean {
