@@ -4,7 +4,7 @@ import type { AsOf } from '../lib/as-of.ts';
 import { TallyError } from '../lib/errors.ts';
 import { writeJson } from '../lib/json.ts';
 import { silentLogger, type Logger } from '../lib/log.ts';
-import { METHOD_CONSTANTS, METHOD_VERSION } from './constants.ts';
+import { METHOD_CONSTANTS_2_0_0, METHOD_VERSION } from './constants.ts';
 import { methodVersion } from './versions.ts';
 import { loadMethodSteps, type MethodStep } from './sql-files.ts';
 
@@ -24,14 +24,14 @@ export interface ComputeOptions {
   log?: Logger;
   /** Called after each step inside the transaction; a throw aborts the generation (tests). */
   afterStep?: (step: string) => void | Promise<void>;
-  /** The method version to compute with; defaults to METHOD_VERSION (audit passes a retained generation's). */
+  /** The method version to compute with; defaults to METHOD_VERSION, the current default (audit passes a retained generation's). */
   methodVersion?: string;
   /** The method's steps; defaults to those of `methodVersion` (sql/method and sql/method/<version>). */
   steps?: MethodStep[];
 }
 
 /** The window of a generation: (windowStart, asOf], and the first market day's start. */
-export function windowOf(asOfTs: bigint, windowSeconds = BigInt(METHOD_CONSTANTS.window_seconds)) {
+export function windowOf(asOfTs: bigint, windowSeconds = BigInt(Number(methodVersion(METHOD_VERSION).constants.window_seconds))) {
   const windowStartTs = asOfTs - windowSeconds;
   const marketFromTs = windowStartTs - (((windowStartTs % DAY_SECONDS) + DAY_SECONDS) % DAY_SECONDS);
   return { windowStartTs, marketFromTs };
@@ -47,7 +47,7 @@ export function windowOf(asOfTs: bigint, windowSeconds = BigInt(METHOD_CONSTANTS
 export async function computeGeneration(db: Kysely<Schema>, options: ComputeOptions): Promise<number> {
   const log = options.log ?? silentLogger;
   const version = options.methodVersion ?? METHOD_VERSION;
-  const constants = methodVersion(version).constants as typeof METHOD_CONSTANTS;
+  const constants = methodVersion(version).constants as typeof METHOD_CONSTANTS_2_0_0;
   const steps = options.steps ?? loadMethodSteps(version);
   const { windowStartTs, marketFromTs } = windowOf(options.asOf.timestamp, BigInt(constants.window_seconds));
 
