@@ -208,7 +208,11 @@ describe('upgrade: 2.0.0 generations and work state, then a run with the default
         await forgetDerivedState(db);
         const scratch = await computeGeneration(db, {
           runSeq: BigInt(g3.run_seq),
-          asOf: { number: BigInt(g3.as_of_block), hash: g3.as_of_block_hash as `0x${string}`, timestamp: BigInt(g3.as_of_ts) },
+          asOf: {
+            number: BigInt(g3.as_of_block),
+            hash: g3.as_of_block_hash as `0x${string}`,
+            timestamp: BigInt(g3.as_of_ts),
+          },
           catalogSnapshotId: BigInt(g3.catalog_snapshot_id),
           sources: (typeof g3.sources === 'string' ? JSON.parse(g3.sources) : g3.sources) as unknown[],
           generatedAt: g3.generated_at,
