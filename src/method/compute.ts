@@ -31,7 +31,10 @@ export interface ComputeOptions {
 }
 
 /** The window of a generation: (windowStart, asOf], and the first market day's start. */
-export function windowOf(asOfTs: bigint, windowSeconds = BigInt(Number(methodVersion(METHOD_VERSION).constants.window_seconds))) {
+export function windowOf(
+  asOfTs: bigint,
+  windowSeconds = BigInt(Number(methodVersion(METHOD_VERSION).constants.window_seconds)),
+) {
   const windowStartTs = asOfTs - windowSeconds;
   const marketFromTs = windowStartTs - (((windowStartTs % DAY_SECONDS) + DAY_SECONDS) % DAY_SECONDS);
   return { windowStartTs, marketFromTs };

@@ -17,7 +17,8 @@ export const METHOD_VERSIONS: Readonly<Record<string, MethodVersion>> = Object.f
   '2.0.0': { constants: METHOD_CONSTANTS_2_0_0 },
   '3.0.0': { constants: METHOD_CONSTANTS_3_0_0 },
 });
-if (!Object.hasOwn(METHOD_VERSIONS, METHOD_VERSION)) throw new Error(`the default method ${METHOD_VERSION} has no entry`);
+if (!Object.hasOwn(METHOD_VERSIONS, METHOD_VERSION))
+  throw new Error(`the default method ${METHOD_VERSION} has no entry`);
 
 /** The entry of a method version, or an error naming the versions this code implements. */
 export function methodVersion(version: string): MethodVersion {
