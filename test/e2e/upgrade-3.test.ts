@@ -225,18 +225,26 @@ describe('upgrade: 2.0.0 generations and work state, then a run with the default
     }
   });
 
-  it('behavior: the retained 2.0.0 generations serve the same bodies and pass the audit', async () => {
-    for (const target of targets) {
-      for (const g of [1, 2]) {
+  it('behavior: the retained 2.0.0 generations serve the same bodies', async () => {
+    for (const target of targets)
+      for (const g of [1, 2])
         expect(await servedBodies(target, g), `${target.backend} generation ${g}`).toEqual(
           before.get(`${target.backend}:${g}`),
         );
+  });
+
+  // (each audit re-indexes the chain into a scratch database: a limit above the default, against a
+  // hang only; ~30 s each on the 2-core machine under load 19)
+  it.each([1, 2, 3])(
+    'behavior: audit --generation %i recomputes every digest and number (the 2.0.0 ones under 2.0.0)',
+    async (g) => {
+      for (const target of targets) {
         const { code, out } = await tally(['audit', '--generation', String(g)], target.env);
         expect(code, `${target.backend} generation ${g}: ${out}`).toBe(0);
+        expect(out).toContain(`method ${g === 3 ? '3.0.0' : '2.0.0'}`);
         expect(out).toContain(`identical: every digest and number of generation ${g}`);
       }
-      const { code, out } = await tally(['audit', '--generation', '3'], target.env);
-      expect(code, `${target.backend} generation 3: ${out}`).toBe(0);
-    }
-  });
+    },
+    600_000,
+  );
 });
