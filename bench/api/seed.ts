@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { Schema } from '../../src/db/schema.ts';
-import { CATEGORIES, METHOD_CONSTANTS } from '../../src/method/constants.ts';
+import { CATEGORIES, METHOD_CONSTANTS_2_0_0 } from '../../src/method/constants.ts';
 
 /**
  * A published generation of `listings` listings (every 10th other_rail) over `sellers` sellers,
@@ -44,7 +44,7 @@ export async function seedBenchGeneration(
       catalog_snapshot_id: snapshot.snapshot_id,
       catalog_sha256: 'c'.repeat(64),
       evidence_sha256: 'd'.repeat(64),
-      constants: JSON.stringify(METHOD_CONSTANTS),
+      constants: JSON.stringify(METHOD_CONSTANTS_2_0_0),
       sources: JSON.stringify([
         {
           name: 'catalog',
@@ -58,7 +58,7 @@ export async function seedBenchGeneration(
         {
           name: 'base_usdc',
           chain_id: 8453,
-          contract: METHOD_CONSTANTS.usdc_contract,
+          contract: METHOD_CONSTANTS_2_0_0.usdc_contract,
           indexed_to_block: 40_000_000,
           indexed_to_timestamp: new Date((now - 60) * 1000).toISOString(),
           lag_seconds: 60,

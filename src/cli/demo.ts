@@ -26,8 +26,6 @@ function shellWord(text: string): string {
 
 /** How often the demo mines a block and publishes a new generation. */
 const DEMO_CADENCE_SECONDS = 60;
-/** The method the demo computes with, unless METHOD_VERSION says otherwise. */
-const DEMO_METHOD_VERSION = '3.0.0';
 
 /** The real crawl: from ../shared/data next to the project when present, else the committed copy. */
 export function demoCatalogPath(): string {
@@ -95,9 +93,7 @@ async function demoIn(ctx: CommandContext, dataDir: string, started: number, hel
       // The demo keeps running: a new block and a new generation every minute, so /meta's cadence
       // and `stale` tell the truth about it.
       CADENCE_SECONDS: String(DEMO_CADENCE_SECONDS),
-      // The demo shows method 3.0.0 (every settlement class, external revenue) unless told
-      // otherwise; `run` still defaults to 2.0.0 until operators have moved (docs/METHOD.md).
-      METHOD_VERSION: overrides.METHOD_VERSION ?? ctx.env.METHOD_VERSION ?? DEMO_METHOD_VERSION,
+      // (the method is the current default, as for `run`, unless METHOD_VERSION says otherwise)
     });
     const demoCtx = { ...ctx, config };
     const database = await openDatabase({ dataDir });

@@ -261,7 +261,7 @@ export const CONFIG_KEYS = [
     flag: 'method-version',
     arg: 'X.Y.Z',
     meaning: 'method version new generations are computed with (docs/METHOD.md); retained ones keep theirs',
-    shown: 'the current default (2.0.0)',
+    shown: 'the current default (3.0.0)',
     schema: z
       .string()
       .regex(/^[0-9]+\.[0-9]+\.[0-9]+$/, 'must be a method version such as 3.0.0')

@@ -369,6 +369,12 @@ export interface PartHoursTable {
   gen_to: number | null;
 }
 
+/** The x402 contracts that are never a seller under method 3.x (migration 0035): one row each. */
+export interface X402InfrastructureTable {
+  address: string;
+  contract: string;
+}
+
 /**
  * The window's accumulators (sql/migrations/0016): derived data kept by sql/method/01a_window.sql.
  * Sellers and payers are `addresses.address_id`s (sql/migrations/0028).
@@ -576,4 +582,5 @@ export interface Schema {
   part_seller_lines: PartSellerLinesTable;
   catalog_snapshot_sellers: CatalogSnapshotSellersTable;
   bundle_files: BundleFilesTable;
+  x402_infrastructure: X402InfrastructureTable;
 }

@@ -4,7 +4,7 @@ import type { AsOf } from '../lib/as-of.ts';
 import { TallyError } from '../lib/errors.ts';
 import { writeJson } from '../lib/json.ts';
 import { silentLogger, type Logger } from '../lib/log.ts';
-import { METHOD_CONSTANTS, METHOD_VERSION } from './constants.ts';
+import { METHOD_CONSTANTS_2_0_0, METHOD_VERSION } from './constants.ts';
 import { methodVersion } from './versions.ts';
 import { windowOf } from '../lib/as-of.ts';
 import { loadMethodSteps, type MethodStep } from './sql-files.ts';
@@ -23,7 +23,7 @@ export interface ComputeOptions {
   log?: Logger;
   /** Called after each step inside the transaction; a throw aborts the generation (tests). */
   afterStep?: (step: string) => void | Promise<void>;
-  /** The method version to compute with; defaults to METHOD_VERSION (audit passes a retained generation's). */
+  /** The method version to compute with; defaults to METHOD_VERSION, the current default (audit passes a retained generation's). */
   methodVersion?: string;
   /** The method's steps; defaults to those of `methodVersion` (sql/method and sql/method/<version>). */
   steps?: MethodStep[];
@@ -39,7 +39,7 @@ export interface ComputeOptions {
 export async function computeGeneration(db: Kysely<Schema>, options: ComputeOptions): Promise<number> {
   const log = options.log ?? silentLogger;
   const version = options.methodVersion ?? METHOD_VERSION;
-  const constants = methodVersion(version).constants as typeof METHOD_CONSTANTS;
+  const constants = methodVersion(version).constants as typeof METHOD_CONSTANTS_2_0_0;
   const steps = options.steps ?? loadMethodSteps(version);
   const { windowStartTs, marketFromTs } = windowOf(options.asOf.timestamp, BigInt(constants.window_seconds));
 

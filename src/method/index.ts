@@ -3,8 +3,8 @@ export { windowOf } from '../lib/as-of.ts';
 export { DERIVED_STATE_TABLES, DERIVED_TABLES, forgetDerivedState, type DerivedTable } from './derived.ts';
 export {
   CATEGORIES,
-  METHOD_CONSTANTS,
   METHOD_CONSTANTS_1_0_0,
+  METHOD_CONSTANTS_2_0_0,
   METHOD_CONSTANTS_3_0_0,
   METHOD_VERSION,
   type Category,

@@ -8,7 +8,7 @@ import { migrate } from '../db/migrate.ts';
 import type { Schema } from '../db/schema.ts';
 import { TemporaryError } from '../lib/errors.ts';
 import { silentLogger, type Logger } from '../lib/log.ts';
-import { METHOD_CONSTANTS, METHOD_VERSION } from '../method/constants.ts';
+import { METHOD_VERSION } from '../method/constants.ts';
 import { METHOD_VERSIONS } from '../method/versions.ts';
 import { sellersOf, syncAndCompute } from './generation.ts';
 import { acquireRunLock, type HeldLock } from './lock.ts';
@@ -93,6 +93,7 @@ export async function runCycle(
     throw new ConfigError([
       `METHOD_VERSION: ${methodVersion} is not implemented here (known: ${Object.keys(METHOD_VERSIONS).join(', ')})`,
     ]);
+  const windowSeconds = Number(METHOD_VERSIONS[methodVersion]!.constants.window_seconds);
   const db = database.db;
   async function stage<T>(name: RunStage, work: () => Promise<T>): Promise<T> {
     options.signal?.throwIfAborted();
@@ -172,7 +173,7 @@ export async function runCycle(
         now: readAt,
       },
       {
-        windowDayStart: utcDayStart(asOf.timestamp - BigInt(METHOD_CONSTANTS.window_seconds)),
+        windowDayStart: utcDayStart(asOf.timestamp - BigInt(windowSeconds)),
         lookbackSeconds: streams.lookbackSeconds,
         channelsFromBlock: streams.channelsFromBlock,
       },
@@ -183,7 +184,7 @@ export async function runCycle(
       catalogSnapshotId,
       asOf,
       usdcAddress: config.USDC_ADDRESS,
-      windowSeconds: METHOD_CONSTANTS.window_seconds,
+      windowSeconds,
       sources,
       methodVersion,
       log,

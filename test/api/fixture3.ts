@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { Schema } from '../../src/db/schema.ts';
 import { BASE_USDC } from '../../src/config/index.ts';
-import { METHOD_CONSTANTS } from '../../src/method/constants.ts';
+import { METHOD_CONSTANTS_2_0_0 } from '../../src/method/constants.ts';
 import {
   A,
   AS_OF_BLOCK,
@@ -190,7 +190,7 @@ export const EXTERNAL_VOLUME = new Map<string, bigint>([
 ]);
 
 /** 3.0.0's constants as the method would record them (SPEC "Method 3.0.0": two new ones). */
-export const CONSTANTS3 = { ...METHOD_CONSTANTS, funding_lookback_seconds: 2_592_000, farm_internal_share: 0.5 };
+export const CONSTANTS3 = { ...METHOD_CONSTANTS_2_0_0, funding_lookback_seconds: 2_592_000, farm_internal_share: 0.5 };
 
 async function insertGenerationRow(db: Kysely<Schema>, n: number, version: string, constants: object, snap: bigint) {
   await db
@@ -318,7 +318,7 @@ export async function seedFixture3(db: Kysely<Schema>): Promise<void> {
     )
     .execute();
 
-  await insertGenerationRow(db, GEN2, '2.0.0', METHOD_CONSTANTS, snap);
+  await insertGenerationRow(db, GEN2, '2.0.0', METHOD_CONSTANTS_2_0_0, snap);
   await db
     .insertInto('gen_sellers')
     .values([

@@ -24,7 +24,10 @@ describe.each(backends())('seller periods of a 2.0.0 generation on $backend', ({
       .filter((t) => t.counted && t.to === S.A)
       .map((t) => ({ hour: t.ts - (t.ts % 3600n), line: `${t.tx}:${t.logIndex}:${t.from}:${t.to}:${t.value}\n` }));
     // sources as the publisher records them (/meta validates them)
-    await publishGeneration(db.db, await compute(db.db, fixture.snapshotId, { sources: SOURCES }));
+    await publishGeneration(
+      db.db,
+      await compute(db.db, fixture.snapshotId, { sources: SOURCES, methodVersion: '2.0.0' }),
+    );
     app = await buildApi(db.db, { rateLimitPerMinute: 100_000, cadenceSeconds: 900 });
     validator = new DocumentValidator((await get(app, '/api/v1/openapi.json')).json);
   });

@@ -44,7 +44,7 @@ describe.each(backends())('method 2.0.0 composed digests on $backend', ({ backen
     database = await freshDatabase(backend);
     const fixture = await loadFixture(database.db);
     counted = fixture.transfers.filter((t) => t.counted);
-    generation = await compute(database.db, fixture.snapshotId);
+    generation = await compute(database.db, fixture.snapshotId, { methodVersion: '2.0.0' });
   });
   afterAll(async () => database?.close());
 
@@ -130,7 +130,7 @@ describe.each(backends())('the worked example of docs/METHOD.md section 2.9 on $
       await insertCoverage(database.db, [
         { seller, fromTs: MARKET_FROM_TS, fromBlock: block(MARKET_FROM_TS), toBlock: AS_OF_BLOCK },
       ]);
-      const g = await compute(database.db, snapshotId);
+      const g = await compute(database.db, snapshotId, { methodVersion: '2.0.0' });
       const periods = await database.db
         .selectFrom('gen_seller_periods')
         .select(['period_start', 'payments', 'sha256'])

@@ -193,6 +193,9 @@ async function runHistory(t: TestDatabase, steps: Step[]) {
         catalogSnapshotId: snapshotId!,
         sources: [],
         generatedAt: new Date('2026-03-01T00:00:00Z'),
+        // 2.0.0's incremental path, kept computable for operators who stay on it (3.0.0's:
+        // incremental3.test.ts)
+        methodVersion: '2.0.0',
         ...(afterStep ? { afterStep } : {}),
       });
     if (step.kill !== null) {

@@ -142,6 +142,8 @@ describe.each(backends())('each SQL rule written once on $backend', ({ backend }
       asOf: { number: blockOf(asOfTs), hash: blockHash(blockOf(asOfTs)), timestamp: asOfTs },
       catalogSnapshotId: snapshot,
       sources: [],
+      // a 2.0.0 generation: the definition of migration 0003 is 2.x's (3.0.0's: method3.test.ts)
+      methodVersion: '2.0.0',
     });
     // The view as migration 0003 wrote it, with the rules spelled out: the reference.
     const { rows: reference } = await sql`

@@ -5,6 +5,13 @@
 
 update m_gen set payment_set = 'all_classes';
 
+-- x402 infrastructure is never a seller (SPEC "Method 3.0.0"; the addresses: migration 0035):
+-- a catalog seller whose address is Permit2, a proxy, the batch contract or a deposit collector
+-- is none under 3.x, so it has no row, rank or payment, and counts in no market total. (The
+-- snapshot's sellers, catalog_snapshot_sellers, are shared with 2.x, which keeps them; the seller
+-- set key of step 1 still names them, and the addresses are fixed, so equal keys mean equal sets.)
+delete from m_catalog_sellers where seller_address in (select address collate "C" from x402_infrastructure);
+
 -- The same_operator pairs of the generation's catalog (catalog_operator_pairs, migration 0031),
 -- kept per snapshot with its sellers (catalog_snapshot_sellers.same_operator_payers, migration
 -- 0034): computed by the first 3.0.0 generation over the snapshot, read by the next ones (the

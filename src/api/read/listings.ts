@@ -3,7 +3,7 @@ import { GEN_LISTING_COLUMNS, type GenListingsTable, type Schema } from '../../d
 import type { z } from 'zod';
 import { decodeSearchCursor, encodeSearchCursor } from '../cursor.ts';
 import type { DirectoryPage, ListingRow } from '../schemas/responses.ts';
-import { hasClasses, X402_INFRASTRUCTURE } from './classes.ts';
+import { hasClasses } from './classes.ts';
 import type { GenerationRow } from './generation.ts';
 
 /** The fixed `note` of every directory page (SPEC 4). */
@@ -54,7 +54,9 @@ export interface DirectoryParams {
  * Under method 3.x a listing whose payTo is an x402 contract is `other_rail` with no seller (SPEC
  * "x402 infrastructure is never a seller"). The catalog is shared by every method version and
  * keeps such a listing `base_usdc` (2.x generations keep 2.x's rule), so the rule is applied here,
- * per generation, in the same place as the seller's numbers.
+ * per generation, in the same place as the seller's numbers, exactly as the view gen_listings
+ * applies it (migration 0035, whose table x402_infrastructure both read; the bundle's
+ * listings.ndjson is made from the view).
  */
 export function generationListings(db: Kysely<Schema>, g: GenerationRow) {
   if (!g.listings_derived) {
@@ -407,8 +409,7 @@ async function readSearch(
  * contract made `other_rail`, without seller and without the numbers of any seller.
  */
 function derivedListings3(db: Kysely<Schema>, g: GenerationRow) {
-  const infrastructure = sql.join(X402_INFRASTRUCTURE.map((a) => sql.lit(a)));
-  const isInfrastructure = sql<boolean>`c.pay_to in (${infrastructure})`;
+  const isInfrastructure = sql<boolean>`c.pay_to in (select address from x402_infrastructure)`;
   return db
     .selectFrom('catalog_listings as c')
     .leftJoin('gen_sellers as s', (join) =>

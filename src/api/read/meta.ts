@@ -3,7 +3,7 @@ import type { z } from 'zod';
 import type { Schema } from '../../db/schema.ts';
 import type { Meta } from '../schemas/responses.ts';
 import type { PublishedState } from '../published.ts';
-import { classDefinitions, deploymentBlockOf, hasClasses, X402_INFRASTRUCTURE } from './classes.ts';
+import { classDefinitions, deploymentBlockOf, hasClasses } from './classes.ts';
 import { isoFromUnix, servedWindow, type GenerationRow } from './generation.ts';
 
 export const API_VERSION = '1.0.0';
@@ -20,14 +20,15 @@ export type MetaOfGeneration = Omit<MetaBody, 'cadence' | 'freshness' | 'generat
 
 /**
  * The listings of the generation's catalog snapshot whose payTo is an x402 contract (SPEC "x402
- * infrastructure is never a seller"): under 3.0.0 they are other_rail listings, never a seller.
+ * infrastructure is never a seller"; the addresses: table x402_infrastructure, migration 0035):
+ * under 3.0.0 they are other_rail listings, never a seller.
  */
 export async function countX402PayTo(db: Kysely<Schema>, g: GenerationRow): Promise<number> {
   const row = await db
     .selectFrom('catalog_listings')
     .select((eb) => eb.fn.countAll<string | number | bigint>().as('n'))
     .where('snapshot_id', '=', g.catalog_snapshot_id)
-    .where('pay_to', 'in', [...X402_INFRASTRUCTURE])
+    .where('pay_to', 'in', (eb) => eb.selectFrom('x402_infrastructure').select('address'))
     .executeTakeFirstOrThrow();
   return Number(row.n);
 }
