@@ -26,6 +26,12 @@
  *                     # tree's method SQL: a paired A/B of steady runs (both trees must keep the
  *                     # same derived state, e.g. one method version before and after a change)
  *   METHOD=3.0.0 ...  # the method version to compute (default METHOD_VERSION)
+ *   MIX=3 ...         # method 3.0.0's traffic (issue 22): 5% Permit2 proxy settlements, 2% batch
+ *                     # claims, 10% internal payments of both reasons, with the streams' rows as the
+ *                     # sync stores them; or PERMIT2_SHARE, CLAIM_SHARE, INTERNAL_SHARE one by one
+ *                     # (bench/method-mix.ts). The steady runs add the same mix; at the end the last
+ *                     # generation's payments per class and reason are counted again from the
+ *                     # generator and must equal the published ones (`mix.check`, else exit 1)
  *
  *   BLOCKS_PER_PAYMENT=0.7 ...   # distinct blocks per payment (default 1: every payment in a block
  *                     # of its own). 0.7 is real Base's density at 10M payments a window: 10M
@@ -37,6 +43,8 @@
  * dollars down to a tenth of a cent), and 1% of payments carry an arbitrary amount. Payers are
  * drawn from 100,000 addresses. The load is one `insert ... select from generate_series` per
  * table with the secondary indexes dropped and rebuilt after (a bulk load's usual shape).
+ * The 3.0.0 streams' coverage (stream_coverage, seller_outgoing_coverage) is written whenever 3.0.0
+ * is computed or the mix generated, as a sync through each as-of block leaves it.
  * Writes bench/out/method.json. On Postgres it works in a schema of its own (bench_method_<hex>),
  * dropped at the end unless KEEP is set. (DATABASE_URL is read too, for older notes.)
  */
@@ -65,74 +73,81 @@ import {
   publishGeneration,
   readGenerationRows,
 } from '../src/publish/index.ts';
+import {
+  AS_OF_BLOCK,
+  AS_OF_TS,
+  BLOCKS_PER_PAYMENT,
+  LISTINGS,
+  SELLERS,
+  USDC,
+  WINDOW_BLOCKS,
+  blockOf,
+  blockTs,
+  hex,
+  payerIndex,
+  seller,
+  sellerIndex,
+  value,
+} from './method-gen.ts';
+import {
+  coverStreams,
+  expectedMix,
+  extendStreams,
+  listingUrl,
+  loadMixPayments,
+  MIX,
+  MIX_ACTIVE,
+  publishedMix,
+  streamRows,
+  type MixLoad,
+} from './method-mix.ts';
 
 const PAYMENTS = Number(process.env.PAYMENTS ?? 1_000_000);
-const SELLERS = Number(process.env.SELLERS ?? 50_000);
-const LISTINGS = Number(process.env.LISTINGS ?? Math.round(SELLERS * 1.2));
 const STEADY_RUNS = Number(process.env.STEADY_RUNS ?? 3);
 const COLD_RUNS = Number(process.env.COLD_RUNS ?? 1);
 const COLD_AB_SQL = process.env.COLD_AB_SQL;
 const STEADY_AB_SQL = process.env.STEADY_AB_SQL;
 const METHOD = process.env.METHOD ?? METHOD_VERSION;
-const AS_OF_TS = 1_767_268_800n; // 2026-01-01T12:00:00Z
-const AS_OF_BLOCK = 40_000_000n;
-const BLOCKS_PER_PAYMENT = Number(process.env.BLOCKS_PER_PAYMENT ?? 1);
-if (!(BLOCKS_PER_PAYMENT > 0 && BLOCKS_PER_PAYMENT <= 1)) throw new Error('BLOCKS_PER_PAYMENT must be in (0, 1]');
-const BLOCKS_PER_SECOND = 5n; // post-Denim: 200 ms blocks, five share each timestamp
-const WINDOW_BLOCKS = 2_592_000n * BLOCKS_PER_SECOND;
-const USDC = '0x833589fcd6edb6e08f4c7c32d4f71b54bda02913';
+// The 3.0.0 streams' coverage is written when they are computed or generated (bench/method-mix.ts)
+const STREAMS = MIX_ACTIVE || !/^[12]\./.test(METHOD);
 
 let peakRss = 0;
 const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 50);
 sampler.unref(); // bench/bundle.ts imports the builder below; the sampler must not keep it alive
 
-// Hashes and addresses look like real ones (uniformly random hex, from sha256 of a counter), not
-// zero-padded counters: sorts and hash tables behave on them as on chain data.
-const hex = (tag: string, expr: string, chars: number) =>
-  `'0x' || left(encode(sha256(convert_to('${tag}' || (${expr}), 'UTF8')), 'hex'), ${chars})`;
-const seller = (expr: string) => hex('seller', expr, 40);
-/** A uniform number in [0, 1) from a counter and a salt (hashint8: a fixed hash in every Postgres). */
-const uniform = (expr: string, salt: number) =>
-  `((hashint8((${expr}) * 7 + ${salt})::bigint + 2147483648) / 4294967296.0)`;
-/** The seller index (1..SELLERS) of payment i: 40% seller 1, the rest log-uniform (Zipf, s = 1). */
-const sellerIndex = (i: string) =>
-  `(case when ${uniform(i, 1)} < 0.4 then 1
-         else 1 + floor(exp((${uniform(i, 2)}) * ln(${SELLERS})))::int end)`;
-/** The value of payment i to seller s: one of the seller's three prices, or (1%) any amount. */
-const value = (i: string, s: string) =>
-  `(case when ${uniform(i, 3)} < 0.01 then 1 + floor(${uniform(i, 4)} * 5000000)::bigint
-         else 100 * (1 + (abs(hashint8((${s}) * 3 + floor(${uniform(i, 5)} * 3)::bigint)) % 500)) end)`;
-
-/**
- * The block of payment i of `count` payments numbered from `first`, spread evenly over `span`
- * blocks ending at `last` (descending from it when `down`): the payments are grouped into
- * round(count * BLOCKS_PER_PAYMENT) blocks (at least one, at most `span`), consecutive payments
- * sharing a block.
- */
-function blockOf(i: string, first: number, count: number, span: bigint, last: bigint, down: boolean): string {
-  const blocks = BigInt(Math.min(Number(span), Math.max(1, Math.round(count * BLOCKS_PER_PAYMENT))));
-  const k = `((${i} - ${first})::bigint * ${blocks} / ${count})`; // 0 .. blocks - 1
-  return down
-    ? `${last} - (${k} + 1) * ${span} / ${blocks}`
-    : `${last} - ${span} + 1 + ${k} * (${span} - 1) / ${blocks}`;
-}
+/** The loads of this process with the mix, for counting the generated payments again at the end. */
+const mixLoads: MixLoad[] = [];
 
 /**
  * Loads `count` payments, the i-th at block `blockExpr(i)`, with added_seq `seq`, each paired
  * with an AuthorizationUsed of its payer (class 1), through the facts' one writer
- * (src/db/load-facts.ts), in one transaction.
+ * (src/db/load-facts.ts), in one transaction. With the mix (bench/method-mix.ts), payments of
+ * every class and both internal reasons instead, with the streams' rows; `floor` is the first
+ * block the load covers (a funding lies at or above it).
  */
-async function loadPayments(db: Kysely<Schema>, from: number, count: number, blockExpr: string, seq: number) {
+async function loadPayments(
+  db: Kysely<Schema>,
+  from: number,
+  count: number,
+  blockExpr: string,
+  seq: number,
+  floor: bigint,
+) {
   await db.transaction().execute(async (trx) => {
     const run = kyselyRunner(trx);
     await createStagingTables(run);
+    if (MIX_ACTIVE) {
+      const load = { from, count, blockExpr, seq, floor, initial: seq === 1 };
+      await loadMixPayments(trx, load);
+      mixLoads.push(load);
+      return;
+    }
     await sql
       .raw(
         `
     insert into x402_load_transfers (tx, li, h, n, ts, f, t, v, added, removed, class, pair_li, nonce)
-    select ${hex('tx', 'i', 64)}, i, ${hex('block', 'b', 64)}, b,
-           ${AS_OF_TS} - (${AS_OF_BLOCK} - b) / ${BLOCKS_PER_SECOND},
-           ${hex('payer', `abs(hashint8(i * 7 + 6)) % 100000`, 40)}, ${seller('s')}, ${value('i', 's')}, ${seq}, null,
+    select ${hex('tx', 'i', 64)}, i, ${hex('block', 'b', 64)}, b, ${blockTs('b')},
+           ${hex('payer', payerIndex('i'), 40)}, ${seller('s')}, ${value('i', 's')}, ${seq}, null,
            1, 0, ${hex('tx', 'i', 64)}
       from (select i, ${sellerIndex('i')} as s, ${blockExpr} as b
               from generate_series(${from}, ${from + count - 1}) i) x;
@@ -328,7 +343,7 @@ export async function loadAndCompute(db: Kysely<Schema>, backend: string) {
     .raw(
       `
     insert into catalog_listings
-    select ${snapshot.snapshot_id}, encode(sha256(convert_to('listing' || i, 'UTF8')), 'hex'), i, 0, 'https://s' || i || '.example.com/api', 'base', 'eip155:8453',
+    select ${snapshot.snapshot_id}, encode(sha256(convert_to('listing' || i, 'UTF8')), 'hex'), i, 0, ${listingUrl('i')}, 'base', 'eip155:8453',
            ${seller(`(i - 1) % ${SELLERS} + 1`)}, '${USDC}', 'base_usdc', ${seller(`(i - 1) % ${SELLERS} + 1`)}, 'Listing ' || i, null,
            (array['inference','data-access','other','search-retrieval','media-generation'])[i % 5 + 1], 'auto'
       from generate_series(1, ${LISTINGS}) i;
@@ -342,10 +357,13 @@ export async function loadAndCompute(db: Kysely<Schema>, backend: string) {
   const CHUNK = 1_000_000;
   for (let from = 1; from <= PAYMENTS; from += CHUNK) {
     const count = Math.min(CHUNK, PAYMENTS - from + 1);
-    await loadPayments(db, from, count, blockOf('i', 1, PAYMENTS, WINDOW_BLOCKS, AS_OF_BLOCK, true), 1);
+    const blocks = blockOf('i', 1, PAYMENTS, WINDOW_BLOCKS, AS_OF_BLOCK, true);
+    // (fundings as far back as the sellers' outgoing coverage reaches: the lookback before the window)
+    await loadPayments(db, from, count, blocks, 1, AS_OF_BLOCK - 2n * WINDOW_BLOCKS);
     console.error(`loaded ${from + count - 1} payments, ${s(performance.now() - t0)} s`);
   }
   for (const def of indexes) await sql.raw(def).execute(db);
+  if (STREAMS) await coverStreams(db, AS_OF_BLOCK);
   // The facts of a real window were written over 30 days and long since vacuumed (hint bits set,
   // statistics current); without this the first scan of the method pays for writing hint bits.
   await sql`vacuum analyze`.execute(db);
@@ -439,8 +457,10 @@ async function main() {
       perRun,
       blockOf('i', PAYMENTS + (run - 1) * perRun + 1, perRun, 4500n, base + 4500n, false),
       run + 1,
+      base + 1n,
     );
     await sql`update seller_coverage set to_block = ${base + 4500n}`.execute(db);
+    if (STREAMS) await extendStreams(db, base + 4500n);
     await summarizeFactIndexes(db); // as the sync does after storing (migration 0030)
     await sql`analyze transfers`.execute(db);
     await sql`analyze blocks`.execute(db);
@@ -506,6 +526,7 @@ async function main() {
     ])
     .where('generation', '=', generation)
     .executeTakeFirstOrThrow();
+  const mix = MIX_ACTIVE ? await mixCheck(db, last, Boolean(reused)) : null;
   clearInterval(sampler);
   const sorted = [...steadyMs].sort((a, b) => a - b);
   // Issue 21's storage figure: every table of the schema (facts, catalog, work state, published
@@ -550,6 +571,9 @@ async function main() {
     steady_steps_ms: steadySteps.at(-1),
     steady_cpu_steps_ms: steadyCpuSteps.at(-1),
     verify: verified ?? null,
+    // the 3.0.0 traffic (bench/method-mix.ts): the shares asked for, the stream tables' rows, and the
+    // last generation's payments per class and reason as generated and as published
+    mix,
     // this process's peak RSS through cold and steady runs (the database is another process),
     // and through VERIFY's comparison, which holds both generations' rows in memory
     peak_rss_mb: Math.round(rssBeforeVerify / 2 ** 20),
@@ -569,6 +593,44 @@ async function main() {
   writeFileSync(new URL('./out/method.json', import.meta.url), `${JSON.stringify(result, null, 2)}\n`);
   await database.close();
   if (!process.env.KEEP) await scratch?.drop();
+  if (verified !== undefined && verified !== 'identical') throw new Error(`VERIFY: ${verified}`);
+  if (mix?.check && mix.check !== 'identical')
+    throw new Error(`the published payments are not the generated ones: ${mix.check}`);
+}
+
+/**
+ * With the mix: the rows of the streams' tables, and (unless REUSE, whose earlier loads this
+ * process did not make) the last generation's payments per class and per reason as the generator
+ * made them (counted again from its expressions) against the published ones, and their shares.
+ */
+async function mixCheck(db: Kysely<Schema>, generation: number, reused: boolean) {
+  const rows = await streamRows(db);
+  if (reused) return { shares: MIX, rows, check: null };
+  const generated = await expectedMix(db, generation, mixLoads);
+  const all = generated.classPayments.reduce((a, n) => a + n, 0);
+  const shares = {
+    permit2: +((generated.classPayments[1]! + generated.classPayments[2]!) / all).toFixed(4),
+    claims: +(generated.classPayments[3]! / all).toFixed(4),
+    internal: +((generated.sellerFunded[0] + generated.sameOperator[0]) / all).toFixed(4),
+  };
+  let published: unknown;
+  let check: string;
+  if (/^[12]\./.test(METHOD)) {
+    // 1.x and 2.x count the EIP-3009 payments only
+    const r = await db
+      .selectFrom('gen_sellers')
+      .select((eb) => eb.fn.sum<string>('payments_30d').as('n'))
+      .where('generation', '=', generation)
+      .executeTakeFirstOrThrow();
+    published = { eip3009: Number(r.n) };
+    check =
+      Number(r.n) === generated.classPayments[0] ? 'identical' : `eip3009 ${r.n} != ${generated.classPayments[0]}`;
+  } else {
+    published = await publishedMix(db, generation);
+    check = JSON.stringify(published) === JSON.stringify(generated) ? 'identical' : JSON.stringify(published);
+  }
+  console.error(`mix: generated ${JSON.stringify(generated)}, shares ${JSON.stringify(shares)}; published ${check}`);
+  return { shares: MIX, rows, generated, generated_shares: shares, published, check };
 }
 
 // Run as a script; imported (bench/bundle.ts), only the builder is used.
