@@ -123,8 +123,7 @@ export async function auditCommand(ctx: CommandContext): Promise<number> {
     return 0;
   }
   for (const d of differences) ctx.out(formatDifference(d));
-  const differing =
-    seller === undefined ? `generation ${g.generation}` : `seller ${seller} of generation ${g.generation}`;
+  const differing = seller === undefined ? `generation ${g.generation}` : `seller ${seller}`;
   ctx.out(
     verdict(
       `${differing} DIFFERS: ${differences.length} difference(s), ${integrity.length} bundle integrity problem(s) ` +
