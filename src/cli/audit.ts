@@ -71,6 +71,11 @@ export async function auditCommand(ctx: CommandContext): Promise<number> {
       `generation ${g.generation} was computed with method ${g.method_version}; this x402-tally implements ` +
         `methods ${known}. Audit it with an x402-tally release of method ${g.method_version} (docs/METHOD.md changelog).`,
     );
+    ctx.out(
+      verdict(
+        `generation ${g.generation} NOT AUDITED: method ${g.method_version} is not one this x402-tally implements`,
+      ),
+    );
     return 1;
   }
   const seller = sellerOf(ctx.args.seller, rows);
@@ -84,24 +89,29 @@ export async function auditCommand(ctx: CommandContext): Promise<number> {
     ctx.out(`the published constants are not those method ${g.method_version} defines: ${foreign.join('; ')}`);
     integrity.push(...foreign);
   }
-  const started = performance.now();
-  const recomputed = await recomputeGeneration(
-    rows,
-    ctx.config,
-    cycleDeps(ctx),
-    ctx.log,
-    seller === undefined ? {} : { seller },
-  );
+  ctx.progress?.(`recomputing generation ${g.generation} from the chain…`);
+  const recomputed = await recomputeGeneration(rows, ctx.config, cycleDeps(ctx), ctx.log, {
+    ...(seller === undefined ? {} : { seller }),
+    ...(ctx.progress ? { progress: ctx.progress } : {}),
+  });
+  ctx.progress?.('comparing…');
   const differences =
     seller === undefined ? compareGenerationRows(rows, recomputed) : compareSellerRows(rows, recomputed, seller);
-  const ms = Math.round(performance.now() - started);
+  const paymentsOf =
+    seller === undefined ? rows.payments.length : rows.payments.filter((p) => p.seller_address === seller).length;
   const counts =
     seller === undefined
-      ? `${rows.listings.length} listings, ${rows.sellers.length} sellers, ` +
-        `${rows.marketDaily.length} market days, ${rows.payments.length} payments`
-      : `${rows.payments.filter((p) => p.seller_address === seller).length} payments of seller ${seller}`;
+      ? `${paymentsOf} payments, ${rows.sellers.length} sellers, ${rows.listings.length} listings, ${rows.marketDaily.length} market days`
+      : `generation ${g.generation}, ${paymentsOf} payments`;
+  // The whole wait a person had, start-up included (performance.now() counts from the process start).
+  const seconds = (performance.now() / 1000).toFixed(1);
   ctx.log.info(
-    { generation: g.generation, differences: differences.length, integrity: integrity.length, ms },
+    {
+      generation: g.generation,
+      differences: differences.length,
+      integrity: integrity.length,
+      ms: Math.round(performance.now()),
+    },
     'audit done',
   );
   if (differences.length === 0 && integrity.length === 0) {
@@ -109,14 +119,23 @@ export async function auditCommand(ctx: CommandContext): Promise<number> {
       seller === undefined
         ? `every digest and number of generation ${g.generation}`
         : `seller ${seller}'s digests and numbers`;
-    ctx.out(`identical: ${subject} recomputed from the chain (${counts}; ${ms} ms)`);
+    ctx.out(verdict(`identical: ${subject} recomputed from the chain (${counts}) in ${seconds} s`));
     return 0;
   }
   for (const d of differences) ctx.out(formatDifference(d));
+  const differing = seller === undefined ? `generation ${g.generation}` : `seller ${seller}`;
   ctx.out(
-    `generation ${g.generation}: ${differences.length} difference(s), ${integrity.length} bundle integrity problem(s) (${counts})`,
+    verdict(
+      `${differing} DIFFERS: ${differences.length} difference(s), ${integrity.length} bundle integrity problem(s) ` +
+        `(${counts}) in ${seconds} s`,
+    ),
   );
   return 1;
+}
+
+/** The audit's last line, and the only one that starts `audit: `: its verdict. */
+export function verdict(text: string): string {
+  return `audit: ${text}`;
 }
 
 /** The constants of a published generation that its method version does not define (src/method/versions.ts), said for a person. */

@@ -80,6 +80,9 @@ export async function runCommand(
     const human = process.stderr.isTTY && config.LOG_FORMAT !== 'json';
     const toProgress = io.progress ?? (human ? (line: string) => void process.stderr.write(`» ${line}\n`) : undefined);
     const progress = toProgress && ((line: string) => toProgress(escapeControl(line)));
+    // Loading audit's code (the chain client, the method, the embedded database) takes seconds
+    // on a slow machine: a person sees a line before it (docs/operations.md, "Audit").
+    if (args.command === 'audit') progress?.('audit: starting…');
     const command = await COMMAND_MODULES[args.command]();
     return await command({ args, config, env, log, out, err, signal, progress, io });
   } catch (error) {

@@ -96,7 +96,10 @@ async function demoIn(ctx: CommandContext, dataDir: string, started: number, hel
       // (the method is the current default, as for `run`, unless METHOD_VERSION says otherwise)
     });
     const demoCtx = { ...ctx, config };
-    const database = await openDatabase({ dataDir });
+    // A new database each time: from the migrated template rather than initdb and every
+    // migration (src/db/pglite/template.ts). The first demo on a machine makes the template, so
+    // the audit it prints starts from it too.
+    const database = await openDatabase({ dataDir, fromTemplate: true });
     try {
       const firstRunStartedAt = new Date();
       await runOnce(demoCtx, database);

@@ -24,6 +24,13 @@ export interface DatabaseOptions {
   dataDir?: string | null;
   /** Pool size for pg. */
   maxConnections?: number;
+  /**
+   * Embedded only, for a database that is new (its folder empty or absent): start it from the
+   * migrated template instead of initdb (src/db/pglite/template.ts). The caller still migrates.
+   */
+  fromTemplate?: boolean;
+  /** Embedded only: server settings added to PGLITE_SETTINGS for this open (e.g. a smaller shared_buffers). */
+  settings?: Record<string, string>;
 }
 
 const pgPools = new WeakMap<Kysely<Schema>, pg.Pool>();
@@ -47,7 +54,11 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   }
   const dataDir = options.dataDir === undefined ? './.data' : options.dataDir;
   if (dataDir !== null) mkdirSync(dataDir, { recursive: true });
-  const pglite = await openPGlite(dataDir === null ? null : `${dataDir}/pglite`);
+  const folder = dataDir === null ? null : `${dataDir}/pglite`;
+  const settings = options.settings ?? {};
+  const pglite = options.fromTemplate
+    ? (await (await import('./pglite/template.ts')).openMigratedPGlite(folder, settings)).pglite
+    : await openPGlite(folder, { settings });
   const db = new Kysely<Schema>({ dialect: new PGliteDialect(pglite) });
   return {
     db,

@@ -242,6 +242,15 @@ describe('run, run again, audit (anvil + real USDC)', () => {
         const { code, out } = await tally(['audit', '--generation', generation], target.env);
         expect(code, `${target.backend} generation ${generation}: ${out}`).toBe(0);
         expect(out).toContain(`identical: every digest and number of generation ${generation}`);
+        // The last line is the verdict, with the counts of the published generation (phase 1:
+        // 6 payments; phase 2: seller 1's 3 left in the window, seller 2's 5, seller 3's 1).
+        const counts = generation === '1' ? '6 payments, 3 sellers, 5 listings' : '9 payments, 3 sellers, 5 listings';
+        expect(out.split('\n').at(-1)).toMatch(
+          new RegExp(
+            `^audit: identical: every digest and number of generation ${generation} recomputed from the chain ` +
+              `\\(${counts}, \\d+ market days\\) in \\d+\\.\\d s$`,
+          ),
+        );
       }
     }
   });
@@ -282,6 +291,17 @@ describe('run, run again, audit (anvil + real USDC)', () => {
       `payment ${removed.hash}:${removed.logIndex} (eip3009, seller ${S1}, period ${period}): published absent, recomputed present`,
     );
     expect(out).toContain(`seller ${S2} verified_revenue_30d_micro: published 1200000, recomputed 1100000`);
+    // The last line says it differs, how much (the problems printed above it), and of what (the 8
+    // payments left in the bundle).
+    const problems = out.split('\n').filter((l) => l.startsWith('bundle file ')).length;
+    expect(problems).toBeGreaterThanOrEqual(2);
+    expect(out.split('\n').at(-1)).toMatch(
+      new RegExp(
+        `^audit: generation 2 DIFFERS: \\d+ difference\\(s\\), ${problems} bundle integrity problem\\(s\\) ` +
+          `\\(8 payments, 3 sellers, 5 listings, \\d+ market days\\) in \\d+\\.\\d s$`,
+      ),
+    );
+    expect(out.split('\n').filter((l) => l.startsWith('audit: '))).toHaveLength(1);
 
     // One seller, from its own logs only: the same difference, and nothing of the other seller.
     const one = await tally(['audit', '--bundle', bundle, '--seller', S2.toUpperCase().replace('0X', '0x')], {
@@ -291,6 +311,11 @@ describe('run, run again, audit (anvil + real USDC)', () => {
     expect(one.code, one.out).toBe(1);
     expect(one.out).toContain(`seller ${S2} verified_revenue_30d_micro: published 1200000, recomputed 1100000`);
     expect(one.out).not.toContain(removed.hash);
+    expect(one.out.split('\n').at(-1)).toMatch(
+      new RegExp(
+        `^audit: seller ${S2} DIFFERS: \\d+ difference\\(s\\), ${problems} bundle integrity problem\\(s\\) \\(generation 2, 5 payments\\) in \\d+\\.\\d s$`,
+      ),
+    );
   });
 
   it('behavior: audit --seller recomputes one seller from its own logs (exit 0), and refuses a non-seller', async () => {
@@ -298,6 +323,11 @@ describe('run, run again, audit (anvil + real USDC)', () => {
     const { code, out } = await tally(['audit', '--generation', '2', '--seller', S2], target.env);
     expect(code, out).toBe(0);
     expect(out).toContain(`identical: seller ${S2}'s digests and numbers recomputed from the chain`);
+    expect(out.split('\n').at(-1)).toMatch(
+      new RegExp(
+        `^audit: identical: seller ${S2}'s digests and numbers recomputed from the chain \\(generation 2, 5 payments\\) in \\d+\\.\\d s$`,
+      ),
+    );
     const bad = await tally(['audit', '--generation', '2', '--seller', `0x${'99'.repeat(20)}`], target.env);
     expect(bad.code).toBe(1);
     expect(bad.out).toContain('is not a seller of generation 2');
@@ -315,6 +345,9 @@ describe('run, run again, audit (anvil + real USDC)', () => {
     const { code, out } = await tally(['audit', '--bundle', bundle], { RPC_URL: anvil.url, LOG_LEVEL: 'silent' });
     expect(code).toBe(1);
     expect(out).toContain('computed with method 0.9.0; this x402-tally implements methods 1.0.0, 2.0.0');
+    expect(out.split('\n').at(-1)).toBe(
+      'audit: generation 1 NOT AUDITED: method 0.9.0 is not one this x402-tally implements',
+    );
   });
 
   it('error: an unreachable RPC makes the audit exit 75', async () => {
@@ -323,5 +356,7 @@ describe('run, run again, audit (anvil + real USDC)', () => {
       LOG_LEVEL: 'silent',
     });
     expect(code, out).toBe(75);
+    expect(out.split('\n').at(-1)).toMatch(/^temporary failure \(exit 75\), run again later: /);
+    expect(out).not.toMatch(/^audit: /m); // no verdict: nothing was compared
   });
 });

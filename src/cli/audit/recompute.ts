@@ -3,11 +3,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { buildCatalog } from '../../catalog/index.ts';
 import { BASE_BATCH_SETTLEMENT_FROM_BLOCK, BASE_CHAIN_ID, type Config } from '../../config/index.ts';
-import { openDatabase } from '../../db/index.ts';
-import { migrate } from '../../db/migrate.ts';
+import { sql, type Kysely } from 'kysely';
+import { openDatabase, type Schema } from '../../db/index.ts';
+import { migrate, schemaStatus } from '../../db/migrate.ts';
 import { silentLogger, type Logger } from '../../lib/log.ts';
 import { methodVersion } from '../../method/versions.ts';
-import type { CycleDeps } from '../../run/cycle.ts';
+import { progressBar, type CycleDeps } from '../../run/cycle.ts';
 import { readGenerationRows, type GenerationRows } from '../../publish/index.ts';
 import { syncAndCompute } from '../../run/generation.ts';
 import { channelsFromBlock, FUNDING_LOOKBACK_SECONDS } from '../../sync/index.ts';
@@ -36,27 +37,69 @@ function recordedChannelsFrom(sources: unknown): bigint | undefined {
 }
 
 /**
+ * Up to this many published payments, the scratch database keeps 16 MB of shared buffers instead
+ * of PostgreSQL's 128 MB: the demo's few thousand rows fit many times over, and the audit's peak
+ * memory is ~60 MB lower (docs/benchmarks.md, "Audit for people"). Larger generations keep the default.
+ */
+const SMALL_AUDIT_PAYMENTS = 100_000;
+
+/**
+ * The scratch database serves no search: the catalog's search words (a trigger and a generated,
+ * GIN-indexed column that the API's `q` reads, and no step of the method) are not made there.
+ * Storing the demo's catalog took 5-8 s with them and ~2 s without. Idempotent.
+ */
+async function withoutSearch(db: Kysely<Schema>): Promise<void> {
+  await sql`alter table catalog_listings disable trigger user`.execute(db);
+  await sql`drop index if exists catalog_listings_search`.execute(db);
+  await sql`alter table catalog_listings drop column if exists search_doc`.execute(db);
+}
+
+export interface RecomputeOptions {
+  /** Index only this seller's logs: only its own rows (compareSellerRows) are then meaningful. */
+  seller?: string;
+  /** One line per stage for a person at a terminal (ctx.progress). */
+  progress?: (line: string) => void;
+}
+
+/**
  * Recomputes a generation from raw chain data: the same catalog items and as-of block, the chain
  * re-indexed through RPC_URL into a scratch embedded database, and the same method SQL. Touches
  * nothing but the scratch database, which is deleted afterwards. It lives in a temporary folder
  * rather than in memory: PGlite's in-memory file system writes large tables several times slower
- * (docs/benchmarks.md, Method). A RPC that cannot be reached gives a
- * TemporaryError (exit 75). With `options.seller`, only that seller's logs are indexed: only its
- * own rows (compareSellerRows) are meaningful.
+ * (docs/benchmarks.md, Method). It starts from the migrated template (src/db/pglite/template.ts)
+ * rather than initdb and every migration. A RPC that cannot be reached gives a TemporaryError (exit 75).
  */
 export async function recomputeGeneration(
   published: GenerationRows,
   config: Config,
   deps: CycleDeps,
   log: Logger = silentLogger,
-  options: { seller?: string } = {},
+  options: RecomputeOptions = {},
 ): Promise<GenerationRows> {
+  const progress = options.progress ?? (() => {});
+  let lapStarted = performance.now();
+  /** Logs how long the stage that just ended took (the profile of docs/benchmarks.md). */
+  const lap = (stage: string) => {
+    const now = performance.now();
+    log.info({ stage, ms: Math.round(now - lapStarted) }, 'audit stage done');
+    lapStarted = now;
+  };
   const { chainId, usdcAddress } = chainOf(published, config);
   const g = published.generation;
+  progress('opening a scratch database…');
   const scratchDir = await mkdtemp(path.join(os.tmpdir(), 'x402-tally-audit-'));
-  const scratch = await openDatabase({ dataDir: scratchDir });
+  const small = published.payments.length <= SMALL_AUDIT_PAYMENTS;
+  const scratch = await openDatabase({
+    dataDir: scratchDir,
+    fromTemplate: true,
+    ...(small ? { settings: { shared_buffers: '16MB' } } : {}),
+  });
   try {
-    await migrate(scratch.db);
+    // The template is complete for this code's migrations; migrate only what it would lack.
+    if ((await schemaStatus(scratch.db)).pending.length > 0) await migrate(scratch.db);
+    await withoutSearch(scratch.db);
+    lap('open');
+    progress('storing the published catalog items…');
     const items = published.catalogItemLines.map((line) => JSON.parse(line) as unknown);
     const catalog = buildCatalog(
       items,
@@ -64,6 +107,7 @@ export async function recomputeGeneration(
       { chainId, usdcAddress },
     );
     const catalogSnapshotId = await deps.storeCatalogSnapshot(scratch.db, catalog);
+    lap('catalog');
     const client = deps.createChainClient({
       rpcUrls: [...config.RPC_URL],
       chainId,
@@ -73,6 +117,8 @@ export async function recomputeGeneration(
     // one (a difference means a reorg or another chain), its time must match too.
     const asOf = await deps.resolveAsOf(client, { asOfBlock: BigInt(g.as_of.block_number) });
     log.info({ asOfBlock: asOf.number }, 'audit: re-indexing the chain');
+    progress(`reading the chain up to block ${asOf.number}…`);
+    const syncStarted = performance.now();
     // Method 3.x counts settlements of other streams too: the audit reads them as the run did, from
     // the block its run read ChannelCreated from (its x402_channels source), else as configured.
     const streams = g.method_version.startsWith('3.')
@@ -104,10 +150,24 @@ export async function recomputeGeneration(
       methodVersion: g.method_version,
       // --seller: index only that seller's logs (the other sellers' numbers are then not comparable)
       ...(options.seller !== undefined ? { onlySeller: options.seller } : {}),
-      ...(streams ? { sync: { streams } } : {}),
+      sync: {
+        ...(streams ? { streams } : {}),
+        onProgress: (p) =>
+          progress(
+            `chain ${progressBar(Number(p.blocks), Number(p.totalBlocks), performance.now() - syncStarted, 'blocks')}`,
+          ),
+      },
+      afterStep: (step) => progress(`method ${g.method_version}: ${step}`),
+      stage: async (name, work) => {
+        const result = await work();
+        lap(name);
+        return result;
+      },
       log,
     });
-    return await readGenerationRows(scratch.db, generation);
+    const rows = await readGenerationRows(scratch.db, generation);
+    lap('read');
+    return rows;
   } finally {
     await scratch.close();
     await rm(scratchDir, { recursive: true, force: true });

@@ -18,20 +18,29 @@ export const PGLITE_SETTINGS: Record<string, string> = {
   temp_buffers: '256MB',
 };
 
-/** Opens the embedded database under `dataDir` (created when missing), or in memory when null. */
-export async function openPGlite(dataDir: string | null): Promise<PGlite> {
+/**
+ * Opens the embedded database under `dataDir` (created when missing), or in memory when null.
+ * `settings` are added to PGLITE_SETTINGS (and win); `loadDataDir` is a tarball of a data folder
+ * to start from instead of initdb (src/db/pglite/template.ts).
+ */
+export async function openPGlite(
+  dataDir: string | null,
+  options: { settings?: Record<string, string>; loadDataDir?: Blob } = {},
+): Promise<PGlite> {
   // Loaded here, not at the top: a process on Postgres never opens PGlite, and importing it
   // costs ~35 MB of resident memory (measured: RSS after `import('@electric-sql/pglite')`,
   // 107 -> 142 MB), a tenth of a whole run's peak at 200,000 payments (bench/indexer.ts --whole).
   const { PGlite } = await import('@electric-sql/pglite');
-  const options = {
+  const settings = { ...PGLITE_SETTINGS, ...options.settings };
+  const pgliteOptions = {
     parsers: { [OID.int8]: parseInt8, [OID.numeric]: parseNumeric, [OID.date]: parseDate },
     startParams: [
       ...PGlite.defaultStartParams,
-      ...Object.entries(PGLITE_SETTINGS).flatMap(([name, value]) => ['-c', `${name}=${value}`]),
+      ...Object.entries(settings).flatMap(([name, value]) => ['-c', `${name}=${value}`]),
     ],
+    ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}),
   };
-  const pglite = dataDir === null ? new PGlite(options) : new PGlite(dataDir, options);
+  const pglite = dataDir === null ? new PGlite(pgliteOptions) : new PGlite(dataDir, pgliteOptions);
   await pglite.waitReady;
   return pglite;
 }
