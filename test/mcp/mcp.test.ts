@@ -154,13 +154,11 @@ describe.each(backends())('MCP on $backend', ({ backend }) => {
           first_payment_at: p.first_payment_at,
           last_payment_at: p.last_payment_at,
           listing_count: p.listing_count,
-          listings: p.listings
-            .slice(0, 3)
-            .map((l: Record<string, unknown>) => ({
-              resource_url: l.resource_url,
-              title: l.title,
-              category: l.category,
-            })),
+          listings: p.listings.slice(0, 3).map((l: Record<string, unknown>) => ({
+            resource_url: l.resource_url,
+            title: l.title,
+            category: l.category,
+          })),
         });
         const sellers = (await api('/api/v1/rankings?limit=500')).json.rankings as { seller_address: string }[];
         expect(sellers.length).toBeGreaterThan(0);
