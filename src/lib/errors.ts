@@ -89,6 +89,7 @@ function isViemError(e: Error): e is Error & { shortMessage: string; details?: s
 
 function firstLine(e: unknown): string {
   if (!(e instanceof Error)) return String(e).split('\n')[0]!;
-  const text = isViemError(e) ? [e.shortMessage, e.details].filter(Boolean).join(': ') : e.message;
-  return text.split('\n')[0]!;
+  // viem's short message and details may span lines, all of them the provider's answer: kept, on one line
+  if (isViemError(e)) return [e.shortMessage, e.details].filter(Boolean).join(': ').replace(/\s+/g, ' ').trim();
+  return e.message.split('\n')[0]!;
 }
