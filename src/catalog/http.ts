@@ -1,4 +1,4 @@
-import { redactUrl } from '../config/redact.ts';
+import { redactUrl } from '../lib/redact.ts';
 import { TallyError, TemporaryError } from '../lib/errors.ts';
 import { silentLogger, type Logger } from '../lib/log.ts';
 import { isRetryableStatus, MAX_RETRY_AFTER_MS, parseRetryAfter, sleep as abortableSleep } from '../lib/retry.ts';

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
-import { redactUrl } from '../config/redact.ts';
+import { redactUrl } from '../lib/redact.ts';
 import { TallyError, TemporaryError } from '../lib/errors.ts';
 import { silentLogger, type Logger } from '../lib/log.ts';
 import { buildCatalog } from './build.ts';

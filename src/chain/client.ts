@@ -1,5 +1,5 @@
 import { createPublicClient, custom, http, type EIP1193RequestFn, type PublicClient } from 'viem';
-import { redactUrl } from '../config/redact.ts';
+import { redactUrl } from '../lib/redact.ts';
 import { describeError, TallyError, TemporaryError } from '../lib/errors.ts';
 
 /** A provider's error text is untrusted: cut to this many characters in messages and logs. */

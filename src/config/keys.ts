@@ -1,6 +1,6 @@
 import { Cron } from 'croner';
 import { z } from 'zod';
-import { redactUrl } from './redact.ts';
+import { redactUrl } from '../lib/redact.ts';
 
 /** Base mainnet chain id and USDC contract: the defaults the method is defined on. */
 export const BASE_CHAIN_ID = 8453;

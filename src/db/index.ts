@@ -1,7 +1,7 @@
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import { mkdirSync } from 'node:fs';
 import type pg from 'pg';
-import { redactUrl } from '../config/redact.ts';
+import { redactUrl } from '../lib/redact.ts';
 import { isTemporary, TallyError, TemporaryError } from '../lib/errors.ts';
 import { PGliteDialect } from './pglite/dialect.ts';
 import { openPGlite } from './pglite/open.ts';

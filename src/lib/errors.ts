@@ -1,4 +1,4 @@
-import { redactText, redactUrl, untrustedText } from '../config/redact.ts';
+import { redactText, redactUrl, untrustedText } from './redact.ts';
 
 /**
  * The two kinds of failure the command line maps to exit codes: a temporary one (a source that

@@ -1,4 +1,4 @@
-import { escapeControl } from '../lib/terminal.ts';
+import { escapeControl } from './terminal.ts';
 
 /**
  * An RPC, catalog or database URL reduced to its scheme and host: providers put API keys in the path, the
