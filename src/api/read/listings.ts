@@ -62,18 +62,26 @@ export function generationListings(db: Kysely<Schema>, g: GenerationRow) {
   if (!g.listings_derived) {
     return db.selectFrom('gen_listings_fixed').select(GEN_LISTING_COLUMNS).where('generation', '=', g.generation);
   }
-  if (hasClasses(g)) return derivedListings3(db, g);
+  // 2.x: no listing is infrastructure (the constant folds away in the plan)
+  const isInfrastructure = hasClasses(g)
+    ? sql<boolean>`c.pay_to in (select address from x402_infrastructure)`
+    : sql<boolean>`false`;
   return db
     .selectFrom('catalog_listings as c')
     .leftJoin('gen_sellers as s', (join) =>
-      join.on('s.generation', '=', g.generation).onRef('s.seller_address', '=', 'c.seller_address'),
+      join
+        .on('s.generation', '=', g.generation)
+        .onRef('s.seller_address', '=', 'c.seller_address')
+        .on(sql<boolean>`not ${isInfrastructure}`),
     )
     .where('c.snapshot_id', '=', g.catalog_snapshot_id)
     .select([
       sql<number>`${g.generation}::int`.as('generation'),
       'c.listing_id',
-      'c.seller_address',
-      'c.verifiability',
+      sql<string | null>`case when ${isInfrastructure} then null else c.seller_address end`.as('seller_address'),
+      sql<Row['verifiability']>`case when ${isInfrastructure} then 'other_rail' else c.verifiability end`.as(
+        'verifiability',
+      ),
       'c.resource_url',
       'c.title',
       'c.network',
@@ -402,42 +410,4 @@ async function readSearch(
     method_version: g.method_version,
     listings: page.map(listingRow),
   };
-}
-
-/**
- * generationListings for a method 3.x generation: as for 2.x, with the listings paid to an x402
- * contract made `other_rail`, without seller and without the numbers of any seller.
- */
-function derivedListings3(db: Kysely<Schema>, g: GenerationRow) {
-  const isInfrastructure = sql<boolean>`c.pay_to in (select address from x402_infrastructure)`;
-  return db
-    .selectFrom('catalog_listings as c')
-    .leftJoin('gen_sellers as s', (join) =>
-      join
-        .on('s.generation', '=', g.generation)
-        .onRef('s.seller_address', '=', 'c.seller_address')
-        .on(sql<boolean>`not ${isInfrastructure}`),
-    )
-    .where('c.snapshot_id', '=', g.catalog_snapshot_id)
-    .select([
-      sql<number>`${g.generation}::int`.as('generation'),
-      'c.listing_id',
-      sql<string | null>`case when ${isInfrastructure} then null else c.seller_address end`.as('seller_address'),
-      sql<Row['verifiability']>`case when ${isInfrastructure} then 'other_rail' else c.verifiability end`.as(
-        'verifiability',
-      ),
-      'c.resource_url',
-      'c.title',
-      'c.network',
-      'c.description',
-      'c.category',
-      'c.category_source',
-      sql<Row['tier']>`coalesce(s.tier, 'listed_only')`.as('tier'),
-      sql<Row['evidence_state']>`coalesce(s.evidence_state, 'not_observed')`.as('evidence_state'),
-      's.verified_revenue_30d_micro',
-      's.median_payment_30d_micro',
-      's.farm_flag',
-      's.farm_reasons',
-      sql<number>`coalesce(s.listing_count, 0)`.as('sibling_listings'),
-    ]);
 }
