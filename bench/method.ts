@@ -392,11 +392,19 @@ export async function loadAndCompute(db: Kysely<Schema>, backend: string) {
 
 /** REUSE: the schema a KEEP run left, with its last generation; nothing loaded or computed cold. */
 async function reuse(db: Kysely<Schema>) {
-  const last = await db
-    .selectFrom('generations')
-    .select(['generation', 'catalog_snapshot_id'])
-    .orderBy('generation', 'desc')
-    .executeTakeFirstOrThrow();
+  // (a KEEP run stopped after its load has no generation yet: then its newest catalog snapshot,
+  // for COLD_RUNS to compute the first generation on the loaded facts)
+  const last =
+    (await db
+      .selectFrom('generations')
+      .select(['generation', 'catalog_snapshot_id'])
+      .orderBy('generation', 'desc')
+      .executeTakeFirst()) ??
+    (await db
+      .selectFrom('catalog_snapshots')
+      .select([sql<number>`0`.as('generation'), 'snapshot_id as catalog_snapshot_id'])
+      .orderBy('snapshot_id', 'desc')
+      .executeTakeFirstOrThrow());
   console.error(`reusing generation ${last.generation}`);
   const none = undefined as number | undefined;
   return {
