@@ -7,8 +7,8 @@ import {
   type RequestOptions,
 } from '../../src/chain/index.ts';
 import { FakeChain, type Hex } from './fake-rpc.ts';
+import { BASE_USDC as USDC } from '../../src/config/index.ts';
 
-const USDC = '0x833589fcd6edb6e08f4c7c32d4f71b54bda02913';
 const SELLER = `0x${'a1'.repeat(20)}`;
 const PAYER = `0x${'c1'.repeat(20)}`;
 const tx = (n: number) => `0x${n.toString(16).padStart(64, '0')}` as Hex;
