@@ -68,6 +68,12 @@ describe('makeSchedule', () => {
   });
 });
 
+/**
+ * A GET on a new connection: fetch would reuse the kept-alive socket of the previous request,
+ * which the server may close meanwhile (minutes apart on a loaded machine: ECONNRESET).
+ */
+const fresh = (url: string) => fetch(url, { headers: { connection: 'close' } });
+
 /** A new embedded database under `dataDir`, from the migrated template, closed again. */
 async function makeDatabase(dataDir: string): Promise<void> {
   await (await openDatabase({ dataDir, fromTemplate: true })).close();
@@ -177,16 +183,16 @@ describe('schedule', () => {
     await listening;
     // Wait for the first (failing) run, then the API still answers: nothing published yet.
     while (!lines.some((l) => l.includes('run failed (exit 75)'))) await new Promise((r) => setTimeout(r, 100));
-    expect((await fetch(`${base}/api/v1/meta`)).status).toBe(503);
+    expect((await fresh(`${base}/api/v1/meta`)).status).toBe(503);
     releaseSecond();
     // The next tick succeeds and the same server serves generation 1.
     while (!lines.some((l) => l.includes('published generation 1'))) await new Promise((r) => setTimeout(r, 100));
     // The API re-reads the published pointer at most every 500 ms (polled until then: the test's
     // own timeout bounds the wait, not a count of tries).
-    let response = await fetch(`${base}/api/v1/meta`);
+    let response = await fresh(`${base}/api/v1/meta`);
     while (response.status === 503) {
       await new Promise((r) => setTimeout(r, 100));
-      response = await fetch(`${base}/api/v1/meta`);
+      response = await fresh(`${base}/api/v1/meta`);
     }
     const meta = (await response.json()) as { generation: number; cadence: { interval_seconds: number } };
     expect(response.status, JSON.stringify(meta)).toBe(200);
