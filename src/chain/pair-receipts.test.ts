@@ -4,9 +4,9 @@ import { addressTopic, AUTHORIZATION_USED_TOPIC, TRANSFER_TOPIC } from './events
 import { pairWithReceipt } from './pair-receipts.ts';
 import type { RpcLog } from './rpc-schema.ts';
 import { X402_CONTRACTS, X402_TOPIC0 } from './x402.ts';
+import { BASE_USDC as usdc } from '../config/index.ts';
 
 // A receipt written by hand: the expected pairings below are read off it, not computed.
-const usdc = '0x833589fcd6edb6e08f4c7c32d4f71b54bda02913';
 const payer = `0x${'bb'.repeat(20)}`;
 const seller = `0x${'aa'.repeat(20)}`;
 const other = `0x${'cc'.repeat(20)}`;

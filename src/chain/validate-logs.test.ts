@@ -3,8 +3,8 @@ import { InvalidResponseError } from './errors.ts';
 import { addressTopic, TRANSFER_TOPIC } from './events.ts';
 import { RpcLogSchema } from './rpc-schema.ts';
 import { validateLogs, type LogExpectation } from './validate-logs.ts';
+import { BASE_USDC as usdc } from '../config/index.ts';
 
-const usdc = '0x833589fcd6edb6e08f4c7c32d4f71b54bda02913';
 const seller = `0x${'aa'.repeat(20)}`;
 const payer = `0x${'bb'.repeat(20)}`;
 const hashA = `0x${'01'.repeat(32)}` as const;

@@ -34,8 +34,8 @@ import {
   type AnvilInstance,
   type UsdcDeployment,
 } from './index.ts';
+import { BASE_USDC } from '../config/index.ts';
 
-const BASE_USDC: Address = '0x833589fcd6edb6e08f4c7c32d4f71b54bda02913';
 const GENESIS = 1_760_000_000n;
 const SELLER: Address = '0x5e11e5e11e5e11e5e11e5e11e5e11e5e11e5e11e';
 const OTHER_SELLER: Address = '0x0000000000000000000000000000000000c0ffee';

@@ -1,13 +1,25 @@
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { buildApi } from '../../src/api/index.ts';
 import { backends, freshDatabase, type TestDatabase } from '../helpers/db.ts';
 import { A, publishGeneration, seedFixture } from './fixture.ts';
 import { get } from './helpers.ts';
 
 const TTL_MS = 200;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+// The pointer's TTL is measured with performance.now() (src/api/published.ts): these tests fake it
+// (and Date, for max-age) from before the API is built, so a cached pointer expires when a test
+// moves the clock, never because the machine is slow. Timers stay real: a request waits at most
+// 100 ms (real) for a pointer refresh before it is served the last state, so on a loaded machine
+// the switch to a new state may come a few requests after the clock moves; tests wait for it
+// rather than for a time.
+const fakeClock = () => vi.useFakeTimers({ toFake: ['Date', 'performance'], now: new Date() });
+
+/** Waits until `done()` holds, checking every 10 ms; the test's own timeout bounds the wait. */
+async function until(done: () => boolean | Promise<boolean>): Promise<void> {
+  while (!(await done())) await new Promise((r) => setTimeout(r, 10));
+}
 
 describe.each(backends())('API caching and publishing on $backend', ({ backend }) => {
   let db: TestDatabase;
@@ -15,11 +27,13 @@ describe.each(backends())('API caching and publishing on $backend', ({ backend }
   let snapshotId: bigint;
 
   beforeAll(async () => {
+    fakeClock();
     db = await freshDatabase(backend);
     ({ snapshotId } = await seedFixture(db.db));
     app = await buildApi(db.db, { rateLimitPerMinute: 1_000_000, cadenceSeconds: 900, cacheTtlMs: TTL_MS });
   });
   afterAll(async () => {
+    vi.useRealTimers();
     await app?.close();
     await db?.close();
   });
@@ -69,36 +83,42 @@ describe.each(backends())('API caching and publishing on $backend', ({ backend }
       '/api/v1/meta',
       '/api/v1/market/daily',
     ];
-    const results: { status: number; generation: number; titles: string[] }[] = [];
+    const results: { status: number; generation: number; titles: string[]; afterSwitch: boolean }[] = [];
     let stop = false;
     const worker = async (i: number) => {
       for (let k = 0; !stop; k++) {
         // Cached answers never touch I/O: yield so that timers (and the publish) get to run.
         await new Promise((r) => setImmediate(r));
+        // Whether an answer of generation 2 had come back before this request started.
+        const afterSwitch = results.some((r) => r.generation === 2);
         const res = await get(app, urls[(i + k) % urls.length]!);
         const listings: { title: string | null }[] = res.json?.listings ?? [];
         results.push({
           status: res.status,
           generation: res.json?.generation,
           titles: listings.map((l) => l.title ?? ''),
+          afterSwitch,
         });
       }
     };
     const workers = [0, 1, 2, 3].map(worker);
-    await sleep(50);
+    await until(() => results.length >= 10);
     const publishedAt = new Date(Date.now() - 100_000).toISOString();
     await publishGeneration(db.db, snapshotId, 2, ' v2', publishedAt);
     const publishedMs = Date.now();
-    // The pointer is cached for at most TTL_MS: after that, every response is generation 2.
-    await sleep(TTL_MS + 50);
-    const switchedAt = results.length;
-    await sleep(50);
+    // Traffic after the publish, within the TTL: the clock has not moved, so still generation 1.
+    const atPublish = results.length;
+    await until(() => results.length >= atPublish + 10);
+    // The TTL is over: the next request refreshes the pointer, and from then on it is generation 2.
+    vi.advanceTimersByTime(TTL_MS + 50);
+    const atExpiry = results.length;
+    await until(() => results.filter((r) => r.afterSwitch).length >= 10);
     stop = true;
     await Promise.all(workers);
 
     expect(results.every((r) => r.status === 200)).toBe(true);
-    expect(new Set(results.map((r) => r.generation))).toEqual(new Set([1, 2]));
-    expect(results.slice(switchedAt).every((r) => r.generation === 2)).toBe(true);
+    expect(results.slice(0, atExpiry).every((r) => r.generation === 1)).toBe(true);
+    expect(results.filter((r) => r.afterSwitch).every((r) => r.generation === 2)).toBe(true);
     // No torn response: titles carry the generation's suffix exactly when the body says generation 2.
     for (const r of results) for (const t of r.titles) if (t) expect(t.endsWith(' v2')).toBe(r.generation === 2);
 
@@ -120,8 +140,12 @@ describe.each(backends())('API caching and publishing on $backend', ({ backend }
   it('behavior: a pruned generation is a 404 once the pointer cache expires', async () => {
     expect((await get(app, '/api/v1/rankings?generation=1')).status).toBe(200);
     await db.db.deleteFrom('generations').where('generation', '=', 1).execute();
-    await sleep(TTL_MS + 50);
-    const res = await get(app, '/api/v1/rankings?generation=1');
+    vi.advanceTimersByTime(TTL_MS + 50);
+    // Served from the last state while the refresh runs (200), then a 404: nothing else.
+    const statuses: number[] = [];
+    let res = await get(app, '/api/v1/rankings?generation=1');
+    for (; res.status !== 404; res = await get(app, '/api/v1/rankings?generation=1')) statuses.push(res.status);
+    expect(statuses.every((s) => s === 200)).toBe(true);
     expect([res.status, res.json.error.code]).toEqual([404, 'generation_not_found']);
     expect((await get(app, '/api/v1/rankings')).json.generation).toBe(2);
   });
@@ -191,6 +215,7 @@ describe.each(backends())('API reads racing a prune on $backend', ({ backend }) 
 
 describe.each(backends())('API while the database fails on $backend', ({ backend }) => {
   it('behavior: cached responses of the last good generation keep being served; misses fail cleanly', async () => {
+    fakeClock();
     const db = await freshDatabase(backend);
     await seedFixture(db.db);
     const app = await buildApi(db.db, { rateLimitPerMinute: 1000, cadenceSeconds: 900, cacheTtlMs: 50 });
@@ -200,16 +225,17 @@ describe.each(backends())('API while the database fails on $backend', ({ backend
       // The API's queries now fail (as during a database restart).
       await sql`alter table generations rename to generations_away`.execute(db.db);
       await sql`alter table gen_listings_fixed rename to gen_listings_away`.execute(db.db);
-      await sleep(100);
+      vi.advanceTimersByTime(100); // past the 50 ms TTL: the pointer's refresh fails
       const cached = await get(app, '/api/v1/sellers?limit=2');
       expect([cached.status, cached.text]).toEqual([200, before.text]);
       const miss = await get(app, '/api/v1/sellers?limit=3');
       expect([miss.status, miss.json.error.code]).toEqual([500, 'internal_error']);
       await sql`alter table generations_away rename to generations`.execute(db.db);
       await sql`alter table gen_listings_away rename to gen_listings_fixed`.execute(db.db);
-      await sleep(100);
+      vi.advanceTimersByTime(100);
       expect((await get(app, '/api/v1/sellers?limit=3')).status).toBe(200);
     } finally {
+      vi.useRealTimers();
       await app.close();
       await db.close();
     }
@@ -218,24 +244,32 @@ describe.each(backends())('API while the database fails on $backend', ({ backend
 
 describe.each(backends())('API while a run holds the database on $backend', ({ backend }) => {
   it('behavior: a pointer refresh blocked by a long transaction does not hold cached responses', async () => {
+    fakeClock();
     const db = await freshDatabase(backend);
     await seedFixture(db.db);
     const app = await buildApi(db.db, { rateLimitPerMinute: 1000, cadenceSeconds: 900, cacheTtlMs: 50 });
     try {
       const before = await get(app, '/api/v1/sellers?limit=2');
-      let released = false;
-      // Like a run's transaction: the pointer's table is locked (on PGlite the one connection is held).
+      // Like a run's transaction: the pointer's table is locked (on PGlite the one connection is
+      // held) until the test has its answer. Were the request held by the refresh, it would never
+      // come back and the test would time out.
+      let locked!: () => void;
+      const isLocked = new Promise<void>((r) => (locked = r));
+      let release!: () => void;
+      const mayCommit = new Promise<void>((r) => (release = r));
       const holder = db.db.transaction().execute(async (trx) => {
         await sql`lock table generations in access exclusive mode`.execute(trx);
-        await sleep(1500);
-        released = true;
+        locked();
+        await mayCommit;
       });
-      await sleep(200);
+      await isLocked;
+      vi.advanceTimersByTime(100); // past the 50 ms TTL: this request's refresh waits for the lock
       const during = await get(app, '/api/v1/sellers?limit=2');
-      expect(released).toBe(false);
-      expect([during.status, during.text]).toEqual([200, before.text]);
+      release();
       await holder;
+      expect([during.status, during.text]).toEqual([200, before.text]);
     } finally {
+      vi.useRealTimers();
       await app.close();
       await db.close();
     }

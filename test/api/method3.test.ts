@@ -7,6 +7,7 @@ import { backends, freshDatabase, type TestDatabase } from '../helpers/db.ts';
 import { A, B, C, D, listingId, txHash } from './fixture.ts';
 import { A_LABELS, E, EXACT_PROXY, EXTERNAL_VOLUME, F, GEN2, GEN3, SELLERS3, seedFixture3 } from './fixture3.ts';
 import { DocumentValidator, parseCsv } from './helpers.ts';
+import { BASE_USDC as USDC } from '../../src/config/index.ts';
 
 /**
  * Method 3.0.0's published numbers as the API serves them (issue 22), over real HTTP on both
@@ -17,7 +18,6 @@ import { DocumentValidator, parseCsv } from './helpers.ts';
  */
 
 const CLASSES = ['eip3009', 'permit2_exact', 'permit2_upto', 'batch_settlement'] as const;
-const USDC = '0x833589fcd6edb6e08f4c7c32d4f71b54bda02913';
 
 /** A body parsed with every `*_micro` and metric `value` integer kept as its exact digits. */
 function exact(text: string): any {

@@ -10,18 +10,33 @@ let db: TestDatabase;
 let app: FastifyInstance;
 let port: number;
 
-/** Sends raw bytes, returns the raw answer (status line, headers, body) once the server closes or 1 s passes. */
+/**
+ * Sends raw bytes, returns the raw answer (status line, headers, body) once it is complete: the
+ * server closed the connection, or the body has its Content-Length, or its last chunk came. No time
+ * limit of its own (the test's timeout bounds it), so a slow machine cannot cut an answer short.
+ */
 function raw(request: string): Promise<string> {
   return new Promise((resolve, reject) => {
     const socket = net.connect(port, '127.0.0.1', () => socket.write(request));
     let data = '';
-    socket.on('data', (c) => (data += c.toString('utf8')));
+    const complete = () => {
+      const end = data.indexOf('\r\n\r\n');
+      if (end < 0) return false;
+      const head = data.slice(0, end).toLowerCase();
+      const body = Buffer.byteLength(data.slice(end + 4));
+      const length = /\r\ncontent-length: *(\d+)/.exec(head);
+      if (length) return body >= Number(length[1]);
+      return /\r\ntransfer-encoding: *chunked/.test(head) && data.endsWith('\r\n0\r\n\r\n');
+    };
+    socket.on('data', (c) => {
+      data += c.toString('utf8');
+      if (complete()) {
+        socket.destroy();
+        resolve(data);
+      }
+    });
     socket.on('error', reject);
     socket.on('close', () => resolve(data));
-    setTimeout(() => {
-      socket.destroy();
-      resolve(data);
-    }, 1000);
   });
 }
 const statusOf = (answer: string) => Number(answer.split(' ')[1]);

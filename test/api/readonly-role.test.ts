@@ -12,10 +12,10 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('API through a SELECT-only role 
   it('default: every endpoint serves through a role that can only SELECT', async () => {
     const owner = await freshDatabase('pg');
     const role = `api_ro_${randomBytes(5).toString('hex')}`;
-    const schema = new URL(owner.url!).searchParams.get('options')!.replace('-c search_path=', '');
     let reader: Awaited<ReturnType<typeof openDatabase>> | undefined;
     try {
       await seedFixture(owner.db);
+      const schema = (await sql<{ s: string }>`select current_schema() as s`.execute(owner.db)).rows[0]!.s;
       await sql
         .raw(
           `create role ${role} login; grant usage on schema ${schema} to ${role}; grant select on all tables in schema ${schema} to ${role}`,

@@ -26,12 +26,12 @@ import { backends, freshDatabase, type TestDatabase } from '../helpers/db.ts';
 import { insertCatalog } from '../helpers/facts.ts';
 import { startFaultProxy, type FaultProxy } from './fault-proxy.ts';
 import { dumpFacts, resetFacts } from './scenario.ts';
+import { BASE_USDC as USDC } from '../../src/config/index.ts';
 
 /**
  * The indexer against a real node (anvil) running Circle's FiatTokenV2_2 behind FiatTokenProxy at
  * the Base USDC address, with payments settled as an x402 facilitator settles them.
  */
-const USDC = '0x833589fcd6edb6e08f4c7c32d4f71b54bda02913';
 const GENESIS = 1_760_000_000n;
 const WINDOW = 2_592_000;
 const S1: Address = '0x5e11e5e11e5e11e5e11e5e11e5e11e5e11e5e11e';

@@ -7,8 +7,8 @@ import {
   type RequestOptions,
 } from '../../src/chain/index.ts';
 import { FakeChain, type Hex } from './fake-rpc.ts';
+import { BASE_USDC as USDC } from '../../src/config/index.ts';
 
-const USDC = '0x833589fcd6edb6e08f4c7c32d4f71b54bda02913';
 const SELLER = `0x${'a1'.repeat(20)}`;
 const PAYER = `0x${'c1'.repeat(20)}`;
 const tx = (n: number) => `0x${n.toString(16).padStart(64, '0')}` as Hex;
@@ -52,10 +52,9 @@ describe('fetchPaymentLogs: request pipelining', () => {
       { usdcAddress: USDC, sellers: [SELLER], fromBlock: 0n, toBlock: 19n },
       { limit: { span: 10n }, blocks: new BlockCache(client) },
     );
-    const stalled = new Promise<'stalled'>((resolve) => setTimeout(() => resolve('stalled'), 2_000).unref());
-    const logs = await Promise.race([read, stalled]);
-    expect(logs).not.toBe('stalled');
-    if (logs === 'stalled') return;
+    // A pipeline that waited for the gated span before asking the next one would never finish:
+    // the test's timeout ends it (no wall-clock limit here, which a loaded machine could miss).
+    const logs = await read;
     expect(logs.transfers.map((t) => [t.txHash, t.blockNumber, t.value])).toEqual([
       [tx(5), 5n, 1_000n],
       [tx(15), 15n, 2_000n],

@@ -8,6 +8,7 @@ import {
 } from '../../src/chain/index.ts';
 import { TemporaryError } from '../../src/lib/errors.ts';
 import { FakeChain, serveJsonRpc, type Hex, type RpcServer } from './fake-rpc.ts';
+import { BASE_USDC as USDC } from '../../src/config/index.ts';
 
 /**
  * fetchProxySettlements against the in-memory node over HTTP: how many receipt calls each mode
@@ -15,7 +16,6 @@ import { FakeChain, serveJsonRpc, type Hex, type RpcServer } from './fake-rpc.ts
  * another fork than its logs. Expected records are written from the settlements placed below.
  */
 
-const USDC = '0x833589fcd6edb6e08f4c7c32d4f71b54bda02913';
 const SELLER = `0x${'a1'.repeat(20)}`;
 const PAYER = `0x${'c1'.repeat(20)}`;
 const tx = (n: number) => `0x${n.toString(16).padStart(64, '0')}` as Hex;

@@ -6,8 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { projectRoot } from '../../src/lib/paths.ts';
 import { FakeChain, serveJsonRpc, type RpcServer } from '../chain/fake-rpc.ts';
 import { startFaultProxy } from '../chain/fault-proxy.ts';
+import { BASE_USDC as USDC } from '../../src/config/index.ts';
 
-const USDC = '0x833589fcd6edb6e08f4c7c32d4f71b54bda02913';
 const SELLER = '0x' + '12'.repeat(20);
 
 function runBin(

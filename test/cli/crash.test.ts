@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig, type Config } from '../../src/config/index.ts';
+import { loadConfig, type Config, BASE_USDC as USDC } from '../../src/config/index.ts';
 import {
   compareGenerationRows,
   publishedGeneration,
@@ -18,7 +18,6 @@ import { backends, freshDatabase } from '../helpers/db.ts';
 // A chain of 250,000 blocks of 15 s (43.4 days, more than the 31 the window needs), so the
 // backfill (from block ~77,000) is three stored chunks of the indexer's 100,000-block alignment
 // and a crash can fall between two of them.
-const USDC = '0x833589fcd6edb6e08f4c7c32d4f71b54bda02913';
 const HEAD = 250_000;
 const GENESIS = 1_760_000_000;
 const seller = (n: number) => `0x${String(n).repeat(40).slice(0, 40)}`;

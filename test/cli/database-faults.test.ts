@@ -3,12 +3,11 @@ import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApi } from '../../src/api/index.ts';
-import { runCommand } from '../../src/cli/command.ts';
 import { openDatabase, type Database } from '../../src/db/index.ts';
 import { migrate } from '../../src/db/migrate.ts';
-import { silentLogger } from '../../src/lib/log.ts';
 import { seedFixture } from '../api/fixture.ts';
 import { get } from '../api/helpers.ts';
+import { tally } from '../helpers/e2e.ts';
 
 /**
  * Issue 12, finding 6, on real Postgres: a database that refuses connections (ALLOW_CONNECTIONS
@@ -16,12 +15,6 @@ import { get } from '../api/helpers.ts';
  * exits 75 and `serve` answers 503 unavailable, never 500.
  */
 const base = process.env.TEST_DATABASE_URL;
-
-async function tally(argv: string[], env: Record<string, string>) {
-  const lines: string[] = [];
-  const code = await runCommand(argv, env, { out: (l) => lines.push(l), err: (l) => lines.push(l), log: silentLogger });
-  return { code, text: lines.join('\n') };
-}
 
 describe.skipIf(!base)('a database that refuses connections (Postgres)', () => {
   const name = `test_refusing_${randomBytes(4).toString('hex')}`;
@@ -55,7 +48,7 @@ describe.skipIf(!base)('a database that refuses connections (Postgres)', () => {
   });
 
   it('error: run exits 75 and names the database, not the RPC', async () => {
-    const { code, text } = await tally(['run'], {
+    const { code, out: text } = await tally(['run'], {
       DATABASE_URL: url,
       RPC_URL: 'http://127.0.0.1:1',
       CATALOG_SOURCE: 'x.json',
@@ -72,7 +65,7 @@ describe.skipIf(!base)('a database that refuses connections (Postgres)', () => {
   });
 
   it('error: a refused connection is named as the database (exit 75)', async () => {
-    const { code, text } = await tally(['run'], {
+    const { code, out: text } = await tally(['run'], {
       DATABASE_URL: 'postgres://postgres:pw@127.0.0.1:1/x',
       RPC_URL: 'http://127.0.0.1:2',
     });
@@ -84,7 +77,7 @@ describe.skipIf(!base)('a database that refuses connections (Postgres)', () => {
   it('error: an unknown database is a configuration error naming DATABASE_URL (exit 1)', async () => {
     const u = new URL(base!);
     u.pathname = '/no_such_database_here';
-    const { code, text } = await tally(['run'], { DATABASE_URL: u.toString(), RPC_URL: 'http://127.0.0.1:2' });
+    const { code, out: text } = await tally(['run'], { DATABASE_URL: u.toString(), RPC_URL: 'http://127.0.0.1:2' });
     expect(code, text).toBe(1);
     expect(text).toContain('refused the connection');
     expect(text).toContain('check DATABASE_URL');

@@ -2,16 +2,10 @@ import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runCommand } from '../../src/cli/command.ts';
-import { silentLogger } from '../../src/lib/log.ts';
 import { freshDatabase } from '../helpers/db.ts';
+import { tally } from '../helpers/e2e.ts';
 
 /** Issue 12, finding 8: export (and the other reading commands) on a database that is not there or not migrated. */
-async function tally(argv: string[], env: Record<string, string>) {
-  const lines: string[] = [];
-  const code = await runCommand(argv, env, { out: (l) => lines.push(l), err: (l) => lines.push(l), log: silentLogger });
-  return { code, text: lines.join('\n') };
-}
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'tally-export-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -19,7 +13,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 describe('reading commands on a missing or unmigrated database', () => {
   it('error: export with no embedded database says so and creates nothing', async () => {
     const dataDir = path.join(dir, 'nothing-here');
-    const { code, text } = await tally(['export', '--generation', '1', '--out', path.join(dir, 'out')], {
+    const { code, out: text } = await tally(['export', '--generation', '1', '--out', path.join(dir, 'out')], {
       DATA_DIR: dataDir,
     });
     expect(code).toBe(1);
@@ -31,7 +25,7 @@ describe('reading commands on a missing or unmigrated database', () => {
   it('error: serve and audit --generation with no embedded database say so and create nothing', async () => {
     const dataDir = path.join(dir, 'still-nothing');
     for (const argv of [['serve'], ['audit', '--generation', '1', '--rpc-url', 'http://127.0.0.1:1']]) {
-      const { code, text } = await tally(argv, { DATA_DIR: dataDir });
+      const { code, out: text } = await tally(argv, { DATA_DIR: dataDir });
       expect(code, text).toBe(1);
       expect(text).toContain('there is no embedded database');
     }
@@ -44,7 +38,7 @@ describe('reading commands on a missing or unmigrated database', () => {
       const database = await freshDatabase('pg', { migrate: false });
       try {
         const out = path.join(dir, 'pg-out');
-        const { code, text } = await tally(['export', '--generation', '1', '--out', out], {
+        const { code, out: text } = await tally(['export', '--generation', '1', '--out', out], {
           DATABASE_URL: database.url!,
         });
         expect(code).toBe(1);

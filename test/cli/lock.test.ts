@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildCatalog, storeCatalogSnapshot } from '../../src/catalog/index.ts';
-import { loadConfig } from '../../src/config/index.ts';
+import { loadConfig, BASE_USDC as USDC } from '../../src/config/index.ts';
 import { isTemporary, TemporaryError } from '../../src/lib/errors.ts';
 import { computeGeneration } from '../../src/method/index.ts';
 import { publishGeneration, pruneGenerations } from '../../src/publish/index.ts';
@@ -13,7 +13,6 @@ import { acquireDataDirLock } from '../../src/run/lock.ts';
 import { backends, freshDatabase, type TestDatabase } from '../helpers/db.ts';
 
 const SELLER = '0x' + '11'.repeat(20);
-const USDC = '0x833589fcd6edb6e08f4c7c32d4f71b54bda02913';
 const ITEM = {
   resource: 'https://api.example/x',
   type: 'http',

@@ -6,9 +6,8 @@ import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { runCommand } from '../../src/cli/command.ts';
 import { holdPort, releasePort } from '../../src/cli/port.ts';
-import { silentLogger } from '../../src/lib/log.ts';
+import { tally as run } from '../helpers/e2e.ts';
 
 const dirs: string[] = [];
 const servers: net.Server[] = [];
@@ -33,13 +32,8 @@ async function takenPort(): Promise<number> {
 
 /** Runs a command line; records whether any stage of the run was reached. */
 async function tally(argv: string[], env: Record<string, string>) {
-  const lines: string[] = [];
   let stagesReached = 0;
-  const code = await runCommand(argv, env, {
-    out: (l) => lines.push(l),
-    err: (l) => lines.push(l),
-    log: silentLogger,
-    progress: () => {},
+  const { code, out } = await run(argv, env, {
     deps: {
       readCatalog: async () => {
         stagesReached++;
@@ -47,7 +41,7 @@ async function tally(argv: string[], env: Record<string, string>) {
       },
     },
   });
-  return { code, text: lines.join('\n'), stagesReached };
+  return { code, text: out, stagesReached };
 }
 
 describe('configuration mistakes exit 1 at start, naming the setting', () => {

@@ -6,12 +6,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { progressBar } from '../../src/run/cycle.ts';
 import { projectRoot } from '../../src/lib/paths.ts';
 import { FakeChain, serveJsonRpc, type RpcServer } from '../chain/fake-rpc.ts';
+import { BASE_USDC as USDC } from '../../src/config/index.ts';
 
 /**
  * The terminal (issue 13): under a pseudo-terminal (`script`), `run` shows readable log lines and
  * progress with counts and an ETA; with LOG_FORMAT=json the same terminal gets JSON lines only.
  */
-const USDC = '0x833589fcd6edb6e08f4c7c32d4f71b54bda02913';
 const SELLER = '0x' + '12'.repeat(20);
 const hasScript = spawnSync('script', ['--version']).status === 0;
 

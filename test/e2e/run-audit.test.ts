@@ -3,7 +3,6 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Address } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCommand } from '../../src/cli/command.ts';
 import { openDatabase } from '../../src/db/index.ts';
 import {
   anvilAccount,
@@ -20,13 +19,13 @@ import {
   type MinedTransfer,
   type UsdcDeployment,
 } from '../../src/devchain/index.ts';
-import { silentLogger } from '../../src/lib/log.ts';
 import { readGenerationRows, type GenerationRows } from '../../src/publish/index.ts';
 import { backends, freshDatabase, type TestDatabase } from '../helpers/db.ts';
+import { tally } from '../helpers/e2e.ts';
+import { BASE_USDC as USDC } from '../../src/config/index.ts';
 
 // End to end on anvil running Circle's USDC at the Base address: run -> generation 1, more
 // payments and 28 more days -> run -> generation 2, audits of both, and a tampered bundle.
-const USDC = '0x833589fcd6edb6e08f4c7c32d4f71b54bda02913';
 const DAY = 86_400n;
 const T0 = 1_760_000_000n; // 2025-10-09T08:53:20Z, genesis
 const S1 = '0x5e11e50000000000000000000000000000000001' as Address;
@@ -69,17 +68,6 @@ interface Target {
   backend: 'pglite' | 'pg';
   env: Record<string, string | undefined>;
   database?: TestDatabase;
-}
-
-async function tally(argv: string[], env: Record<string, string | undefined>) {
-  const out: string[] = [];
-  const code = await runCommand(argv, env, {
-    out: (l) => out.push(l),
-    err: (l) => out.push(l),
-    log: silentLogger,
-    progress: () => {},
-  });
-  return { code, out: out.join('\n') };
 }
 
 let anvil: AnvilInstance;

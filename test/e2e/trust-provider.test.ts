@@ -5,7 +5,6 @@ import { gzipSync } from 'node:zlib';
 import pino from 'pino';
 import type { Address } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCommand } from '../../src/cli/command.ts';
 import { openDatabase } from '../../src/db/index.ts';
 import {
   buyerAccount,
@@ -18,7 +17,7 @@ import {
   type UsdcDeployment,
 } from '../../src/devchain/index.ts';
 import { startFaultProxy, type FaultProxy } from '../chain/fault-proxy.ts';
-import { targetsFor, usdc, writeOneSellerCatalog, type Target } from '../helpers/e2e.ts';
+import { tally as run, targetsFor, usdc, writeOneSellerCatalog, type Target } from '../helpers/e2e.ts';
 
 /**
  * Issue 12, findings 4 and 5, through a fault proxy in front of a real anvil running Circle's USDC:
@@ -31,17 +30,11 @@ const KEY = 'SECRETKEY1234';
 const KEY2 = 'SECRET2XYZ';
 
 /** Runs a command with its stdout/stderr lines and its JSON log lines captured. */
+/** The shared tally() with the run's debug logs kept as well. */
 async function tally(argv: string[], env: Record<string, string | undefined>) {
-  const out: string[] = [];
   const logs: string[] = [];
   const log = pino({ level: 'debug', base: undefined }, { write: (line: string) => void logs.push(line) });
-  const code = await runCommand(argv, env, {
-    out: (l) => out.push(l),
-    err: (l) => out.push(l),
-    log,
-    progress: () => {},
-  });
-  return { code, out: out.join('\n'), logs: logs.join('') };
+  return { ...(await run(argv, env, { log })), logs: logs.join('') };
 }
 
 let anvil: AnvilInstance;

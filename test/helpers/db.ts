@@ -1,6 +1,5 @@
 import { openDatabase, type Database } from '../../src/db/index.ts';
-import { migrate } from '../../src/db/migrate.ts';
-import { createScratchSchema } from '../../src/db/scratch-schema.ts';
+import { cloneDatabase } from './pg-template.ts';
 
 /**
  * The backends every database test runs on: the embedded PGlite always, and real Postgres when
@@ -11,35 +10,44 @@ export function backends(): { backend: 'pglite' | 'pg' }[] {
 }
 
 export interface TestDatabase extends Database {
-  /** For pg: a connection string whose search_path is this test's own schema. */
+  /** For pg: a connection string to this test's own database. */
   readonly url: string | undefined;
 }
 
 /**
- * A fresh, migrated database: an in-memory PGlite, or a new schema of its own in the
- * TEST_DATABASE_URL database (dropped on close), so test files never see each other's rows.
+ * A fresh database with every migration applied (or none, with `migrate: false`), of this test
+ * alone: on pg a new database of the TEST_DATABASE_URL cluster (dropped on close), on PGlite a new
+ * in-memory database. Migrated ones are copies of a migrated template rather than a migration
+ * run each: a Postgres template database (test/helpers/pg-template.ts) and PGlite's data-folder
+ * template (src/db/pglite/template.ts). Both are named by a digest of every migration's text, so
+ * a copy has exactly the migrations of sql/migrations; test/global-setup.ts makes them once
+ * before the workers start.
  */
 export async function freshDatabase(
   backend: 'pglite' | 'pg',
   options: { migrate?: boolean } = {},
 ): Promise<TestDatabase> {
-  let url: string | undefined;
-  let dropSchema: (() => Promise<void>) | undefined;
+  const migrated = options.migrate !== false;
   if (backend === 'pg') {
     const base = process.env.TEST_DATABASE_URL;
     if (!base) throw new Error('TEST_DATABASE_URL is not set');
-    const scratch = await createScratchSchema(base, 't');
-    url = scratch.url;
-    dropSchema = scratch.drop;
+    const clone = await cloneDatabase(base, migrated);
+    let database: Database;
+    try {
+      database = await openDatabase({ databaseUrl: clone.url });
+    } catch (error) {
+      await clone.drop();
+      throw error;
+    }
+    return {
+      ...database,
+      url: clone.url,
+      close: async () => {
+        await database.close();
+        await clone.drop();
+      },
+    };
   }
-  const database = await openDatabase({ databaseUrl: url, dataDir: null });
-  if (options.migrate !== false) await migrate(database.db);
-  return {
-    ...database,
-    url,
-    close: async () => {
-      await database.close();
-      await dropSchema?.();
-    },
-  };
+  const database = await openDatabase({ dataDir: null, fromTemplate: migrated });
+  return { ...database, url: undefined };
 }

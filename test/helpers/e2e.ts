@@ -1,17 +1,24 @@
 import { writeFileSync } from 'node:fs';
 import { runCommand } from '../../src/cli/command.ts';
+import { BASE_USDC } from '../../src/config/index.ts';
+import type { CommandIo } from '../../src/cli/context.ts';
 import { silentLogger } from '../../src/lib/log.ts';
 import { backends, freshDatabase, type TestDatabase } from './db.ts';
 
-export const USDC = '0x833589fcd6edb6e08f4c7c32d4f71b54bda02913';
+/** Base USDC, under the name these tests use. */
+export const USDC = BASE_USDC;
 
 /** USDC as micro-USDC: usdc(1.5) = 1500000n. */
 export const usdc = (n: number) => BigInt(Math.round(n * 1_000_000));
 
-/** Runs one command line in process, with its output lines captured and logs silent. */
+/**
+ * Runs one command line in process, with its output lines (stdout and stderr, in order) captured
+ * and logs silent; `io` adds or replaces parts of the command's io (deps, hook, a logger).
+ */
 export async function tally(
   argv: string[],
   env: Record<string, string | undefined>,
+  io: Partial<CommandIo> = {},
 ): Promise<{ code: number; out: string }> {
   const out: string[] = [];
   const code = await runCommand(argv, env, {
@@ -19,6 +26,7 @@ export async function tally(
     err: (l) => out.push(l),
     log: silentLogger,
     progress: () => {},
+    ...io,
   });
   return { code, out: out.join('\n') };
 }

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { BASE_USDC } from '../../src/config/index.ts';
 import { writeFactRows } from '../../src/db/load-facts.ts';
 import type { Schema } from '../../src/db/schema.ts';
 
@@ -42,9 +43,7 @@ export async function insertCatalog(
     network: l.network ?? (l.seller_address ? 'base' : 'solana'),
     canonical_network: l.seller_address ? 'eip155:8453' : 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp',
     pay_to: l.seller_address ?? 'So1anaPayTo',
-    asset: l.seller_address
-      ? '0x833589fcd6edb6e08f4c7c32d4f71b54bda02913'
-      : 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v',
+    asset: l.seller_address ? BASE_USDC : 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v',
     verifiability: (l.seller_address ? 'base_usdc' : 'other_rail') as 'base_usdc' | 'other_rail',
     seller_address: l.seller_address,
     title: `Listing ${i}`,

@@ -1,4 +1,5 @@
 import { sql, type Kysely } from 'kysely';
+import { BASE_USDC as USDC } from '../../src/config/index.ts';
 import { createStagingTables, kyselyRunner, loadFacts } from '../../src/db/load-facts.ts';
 import type { Schema } from '../../src/db/schema.ts';
 import { blockHash } from './facts.ts';
@@ -8,8 +9,6 @@ import { blockHash } from './facts.ts';
  * the 3.0.0 streams would store, written by hand so expected numbers can be worked out from the
  * fixture alone. (The sync itself, which decides these rows from logs, is tested with the chain.)
  */
-
-const USDC = '0x833589fcd6edb6e08f4c7c32d4f71b54bda02913';
 
 interface Versioned {
   block: bigint;
