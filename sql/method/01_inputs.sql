@@ -104,6 +104,28 @@ select v.*,
        ''::text     as evidence_prefix   -- what an evidence line starts with
   from verified_transfers v;
 
+-- The same payments for a cold run's bulk reads (step 1a's m_cold_payments, read again by the
+-- market's days, step 4): those visible at this run's seq, at or before its as-of block, with the
+-- numbers the aggregates use and nothing else. verified_transfers' rules 2 and 3 on the fact
+-- tables themselves: through the view every payment was joined twice to `addresses` for texts no
+-- aggregate reads. (A cold run only; the steady steps keep reading m_payment_facts.)
+create or replace temp view m_cold_facts as
+select t.to_id                  as seller_id,
+       t.from_id                as payer_id,
+       t.value::numeric(78,0)   as value,
+       b.block_timestamp,
+       b.block_number,
+       1                        as class,
+       0                        as reason
+  from transfers t
+  join blocks b on b.block_id = t.block_id
+ cross join m_gen g   -- (run_seq as a column: visible_at is inlined)
+ where t.class = 1              -- rule 3 (authorized: verified_transfers' `authorized`)
+   and t.from_id <> t.to_id     -- rule 2 (an address has one id)
+   and t.value > 0              -- rule 2
+   and b.block_number <= g.as_of_block
+   and visible_at(b.added_seq, b.removed_seq, g.run_seq);
+
 -- The facts whose addition or removal can change a payment (block versions changed since a seq
 -- are found through them): transfers, and under 3.0.0 batch claims too.
 create or replace temp view m_fact_rows as

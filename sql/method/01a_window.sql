@@ -58,18 +58,26 @@ analyze m_acc;
 -- bench/method.ts SPLIT_STEPS, which splits statements at `;` + newline, keeps it whole.)
 do $$ begin if (select reset from m_acc) then truncate acc_sellers, acc_values, acc_payers, acc_day_payers, acc_seller_days; end if; end $$;
 
--- The window's verified payments to sellers of the catalog, read once, by address ids (grouping
--- and sorting by an integer is cheaper than by the address).
-create temp table m_window on commit drop as
+-- The verified payments to sellers of the catalog, read once for the whole cold run, by address
+-- ids (grouping and sorting by an integer is cheaper than by the address): the window's, and
+-- those of the market's first day before the window starts (market_from_ts, the UTC day holding
+-- the window's start), which step 4 reads from here to build the market's days instead of
+-- reading the facts again. From m_cold_facts (step 1): the same rows as m_payment_facts visible
+-- at s1 = run_seq up to b1 = as_of_block, by sets rather than one probe per payment.
+create temp table m_cold_payments on commit drop as
 select t.seller_id, t.payer_id, t.value, t.block_timestamp, t.block_number, t.class, t.reason
-  from m_payment_facts t
+  from m_cold_facts t
   join m_catalog_sellers c on c.seller_id = t.seller_id
  cross join m_acc a
  where (select reset from m_acc)
-   and t.block_timestamp > a.ws1
-   and t.block_timestamp <= a.ts1
-   and t.block_number <= a.b1
-   and visible_at(t.added_seq, t.removed_seq, a.s1);
+   and t.block_timestamp >= least(a.ws1 + 1, (select market_from_ts from m_gen))
+   and t.block_timestamp <= a.ts1;
+
+analyze m_cold_payments;
+
+-- The window's payments (the accumulators' and step 1c's).
+create temp table m_window on commit drop as
+select * from m_cold_payments where block_timestamp > (select ws1 from m_acc);
 
 analyze m_window;
 

@@ -351,6 +351,50 @@ describe.each(backends())('incremental 3.0.0 generations equal from-scratch ones
     expect(counts.internal).toBeGreaterThan(0);
   });
 
+  // Every run's from-scratch generation is a cold run (m_cold_facts: the reason decided by sets),
+  // the incremental one a steady run (m_payment_facts: one seller_funded probe per payment).
+  it('behavior: fundings at the edges of the lookback, after the payment, in its block, and removed by a reorg', async () => {
+    const LOOKBACK = 2_592_000;
+    const at = (payer: number, cls: Pay['class'], offset: number, k: number): Pay => ({
+      where: 'recent',
+      offset,
+      k,
+      seller: 0,
+      payer,
+      value: 100,
+      class: cls,
+    });
+    const counts = await runHistory(t, [
+      // A1: a funds payer 8 (index 1) at A1 (log n); 8 pays a 30 s before it (external) and in its
+      // block after it (log n + 2: seller_funded). Internal: 1.
+      {
+        advance: 600,
+        k: 0,
+        funds: [{ offset: 0, k: 0, seller: 0, payer: 1, value: 10 }],
+        pays: [at(1, 1, 30, 0), at(1, 3, 0, 0)],
+        ...quiet,
+      },
+      // A2 = A1 + lookback + 100: 8 pays at A1 + lookback - 1 (the funding is less than the lookback
+      // before it: seller_funded) and at A1 + lookback (exactly the lookback: external). Both in
+      // the window (A1 + 100, A2]; A1's payments left it. Internal: 1.
+      { advance: LOOKBACK + 100, k: 0, funds: [], pays: [at(1, 1, 101, 0), at(1, 2, 100, 0)], ...quiet },
+      // A3 = A2 + 600: a funds payer 9 (index 2) at A3 - 301 (an odd block), which claims a payment
+      // to a at A3 - 100 (an even block): seller_funded. Internal: 1 + 1.
+      {
+        advance: 600,
+        k: 0,
+        funds: [{ offset: 301, k: 0, seller: 0, payer: 2, value: 10 }],
+        pays: [at(2, 4, 100, 0)],
+        ...quiet,
+      },
+      // A4 = A3 + 600: a reorg from A3 - 400 removes both; the claim's (even) block comes back as a
+      // new version, the funding's (odd) does not: the claim is external now. Internal: 1.
+      { advance: 600, k: 0, funds: [], pays: [], ...quiet, reorgBack: 1_000 },
+    ]);
+    expect(counts.generations).toBe(4);
+    expect(counts.internal).toBe(1 + 1 + 2 + 1);
+  });
+
   it('property: random histories of runs with every class and both reasons', async () => {
     let histories = 0;
     let internal = 0;

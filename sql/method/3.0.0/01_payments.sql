@@ -87,6 +87,46 @@ select v.tx_hash, v.log_index, v.block_hash, v.block_number, v.block_timestamp, 
   -- every payment for an empty m_delta_blocks: 6.7 s of a cold run at 20k payments)
   from verified_payments v;
 
+-- The same payments for a cold run's bulk reads (sql/method/01_inputs.sql says which): those
+-- visible at this run's seq (so each one's reason is decided at it, as above), at or before its
+-- as-of block, by ids only. verified_payments' rules 2 and 3 on the fact tables themselves (the
+-- view joins `addresses` twice per payment for texts no aggregate reads), and the reason decided
+-- by sets: a seller_funded test (one index probe of seller_outgoing) only for a payment whose
+-- (seller, payer) pair has any funding transfer, found by a hash of those pairs (few: sellers
+-- funding their own payers). Per payment, the probes cost most of a cold run at 1M-3M payments,
+-- once in the window's read and again in the market's days (issue 21; docs/benchmarks.md,
+-- "Method 3.0.0's cold run, set-based"). The exact test stays seller_funded's own.
+create or replace temp view m_cold_facts as
+select p.to_id                  as seller_id,
+       p.from_id                as payer_id,
+       p.value::numeric(78,0)   as value,
+       b.block_timestamp,
+       b.block_number,
+       p.class,
+       case
+         when case when (p.to_id, p.from_id) in (select o.from_id, o.to_id from seller_outgoing o where o.value > 0)
+                   then seller_funded(p.to_id, p.from_id, b.block_number, p.log_index, b.block_timestamp,
+                                      g.run_seq, g.funding_lookback_seconds)
+                   else false
+              end
+           then 1
+         when (p.to_id, p.from_id) in (select o.seller_id, o.payer_id from m_operator_pairs o)
+           then 2
+         else 0
+       end                      as reason
+  from (select value, block_id, log_index, from_id, to_id, class::int4 as class
+          from transfers
+        union all
+        select value, block_id, log_index, from_id, to_id, 4
+          from batch_claims) p
+  join blocks b on b.block_id = p.block_id
+ cross join m_gen g   -- (run_seq as a column: visible_at is inlined)
+ where p.class > 0              -- rule 3: paired by AuthorizationUsed or a proxy's Settled log, or a claim
+   and p.from_id <> p.to_id     -- rule 2
+   and p.value > 0              -- rule 2
+   and b.block_number <= g.as_of_block
+   and visible_at(b.added_seq, b.removed_seq, g.run_seq);
+
 create or replace temp view m_fact_rows as
 select block_id, to_id from transfers
 union all
