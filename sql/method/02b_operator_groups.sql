@@ -49,6 +49,9 @@ begin
   end loop;
 end $$;
 
+-- (the grouped sellers are few: their listings, payers and rows are looked up by index; hash
+-- joins read every listing of the snapshot, and its host, each run)
+set local enable_nestloop = on;
 insert into gen_operator_members (generation, seller_address, group_id)
 select (select generation from m_gen), s.seller_address, 'op_' || substr(r.seller_address, 3)
   from m_op_labels l
@@ -98,5 +101,7 @@ select (select generation from m_gen),
   left join hosts h on h.group_id = m.group_id
   left join payers p on p.group_id = m.group_id
  group by m.group_id;
+
+set local enable_nestloop = off;
 
 insert into gen_outputs (generation, output) select generation, 'operator_groups' from m_gen;

@@ -23,14 +23,13 @@ drop view m_mkt_payments;
 
 -- Day sets only for the publishable days: those of a day no longer publishable go, and a day
 -- computed now replaces any it had (its acc_market_days row was dropped by step 4).
-delete from acc_market_day_payers
- where day_start in (select day_start from m_mkt_todo)
-    or day_start < (select min(day_start) from m_market_days)
-    or day_start > (select max(day_start) from m_market_days);
-delete from acc_market_day_sellers
- where day_start in (select day_start from m_mkt_todo)
-    or day_start < (select min(day_start) from m_market_days)
-    or day_start > (select max(day_start) from m_market_days);
+-- (one statement per bound, each an index range or lookup: an `or` of them read every row)
+delete from acc_market_day_payers where day_start = any (array(select day_start from m_mkt_todo));
+delete from acc_market_day_payers where day_start < (select min(day_start) from m_market_days);
+delete from acc_market_day_payers where day_start > (select max(day_start) from m_market_days);
+delete from acc_market_day_sellers where day_start = any (array(select day_start from m_mkt_todo));
+delete from acc_market_day_sellers where day_start < (select min(day_start) from m_market_days);
+delete from acc_market_day_sellers where day_start > (select max(day_start) from m_market_days);
 -- (the cached days before the first publishable day are no longer read: they go too, so the
 -- cache stays the publishable days plus at most those after them)
 delete from acc_market_days where day_start < (select min(day_start) from m_market_days);

@@ -78,3 +78,41 @@ export function stepsBefore0038(version: string): MethodStep[] {
         : [s],
   );
 }
+
+/**
+ * A generation's outputs of migration 0038 (operator groups, members, summary periods, and which
+ * it has), without the generation number: what an incremental run and a from-scratch one over
+ * the same facts must agree on (incremental.test.ts, incremental3.test.ts).
+ */
+export async function outputsOf0038(db: Kysely<Schema>, generation: number) {
+  const without = <T extends { generation: number }>(rows: T[]) => rows.map(({ generation: _g, ...r }) => r);
+  return {
+    outputs: without(
+      await db.selectFrom('gen_outputs').selectAll().where('generation', '=', generation).orderBy('output').execute(),
+    ),
+    groups: without(
+      await db
+        .selectFrom('gen_operator_groups')
+        .selectAll()
+        .where('generation', '=', generation)
+        .orderBy('group_id')
+        .execute(),
+    ),
+    members: without(
+      await db
+        .selectFrom('gen_operator_members')
+        .selectAll()
+        .where('generation', '=', generation)
+        .orderBy('seller_address')
+        .execute(),
+    ),
+    summary: without(
+      await db
+        .selectFrom('gen_market_summary')
+        .selectAll()
+        .where('generation', '=', generation)
+        .orderBy('period')
+        .execute(),
+    ),
+  };
+}
