@@ -75,31 +75,39 @@ select d.day_start
  where coverage.covered_from_ts is not null
    and d.day_start >= coverage.covered_from_ts;
 
--- The publishable days not in the cache. In a cold run (step 1a's reset), from the payments step
--- 1a read for the whole run (m_cold_payments: every payment of the catalog's sellers visible at
--- run_seq up to the as-of block, from market_from_ts on, which holds every publishable day):
--- reading the facts again cost as much as the window's read (at 3M payments, 186.5 s of a 457.6 s
--- cold run under 3.0.0: one seller_funded probe per payment). The statement after it then finds no
--- day missing. (Both write the same rows: the same payments, grouped the same way.)
-insert into acc_market_days (day_start, payments, volume_micro, payers, sellers_paid, median_micro, external_volume)
-select d.day_start,
-       count(p.value)::int,
-       coalesce(sum(p.value), 0),
-       count(distinct p.payer_id)::int,
-       count(distinct p.seller_id)::int,
-       percentile_disc(0.5) within group (order by p.value) filter (where p.class <> 4),
-       case when (select payment_set from m_gen) = 'all_classes'
-            then coalesce(sum(p.value) filter (where p.reason = 0), 0) end
-  from m_market_days d
-  left join (select t.block_timestamp - t.block_timestamp % 86400 as day_start, t.payer_id,
-                    t.seller_id, t.value, t.class, t.reason
-               from m_cold_payments t) p
-    on p.day_start = d.day_start
- where (select reset from m_acc)
-   and d.day_start not in (select day_start from acc_market_days)
- group by d.day_start;
+-- The publishable days not in the cache, from the facts (the whole day: it has ended): their
+-- payments, as a view this step and the summary's (04b_market_summary.sql, which drops it) read.
+-- (a day cached without its payer and seller sets, set_id null, by a run before the summary step
+-- existed, is computed again with them)
+delete from acc_market_days where set_id is null;
+create temp table m_mkt_todo on commit drop as
+select day_start from m_market_days where day_start not in (select day_start from acc_market_days);
 
--- Otherwise from the facts (the whole day: it has ended).
+-- In a cold run (step 1a's reset) they come from the payments step 1a read for the whole run
+-- (m_cold_payments: every payment of the catalog's sellers visible at run_seq up to the as-of
+-- block, from market_from_ts on, which holds every publishable day): reading the facts again cost
+-- as much as the window's read (at 3M payments, 186.5 s of a 457.6 s cold run under 3.0.0: one
+-- seller_funded probe per payment). Otherwise from the facts. (Each branch is gated by a one-time
+-- filter, so only one of them is read; both give the same rows for the same days.)
+create or replace temp view m_mkt_payments as
+select t.block_timestamp - t.block_timestamp % 86400 as day_start, t.payer_id,
+       t.seller_id, t.value, t.class, t.reason
+  from m_cold_payments t
+ where (select reset from m_acc)
+   and t.block_timestamp >= (select min(day_start) from m_mkt_todo)
+   and t.block_timestamp < (select max(day_start) + 86400 from m_mkt_todo)
+union all
+select t.block_timestamp - t.block_timestamp % 86400 as day_start, t.payer_id,
+       t.seller_id, t.value, t.class, t.reason
+  from m_payment_facts t
+  join m_catalog_sellers c on c.seller_id = t.seller_id  -- (address ids: migration 0028)
+ cross join m_gen g   -- (run_seq as a column: visible_at is inlined, see 01_inputs.sql)
+ where not (select reset from m_acc)
+   and t.block_timestamp >= (select min(day_start) from m_mkt_todo)
+   and t.block_timestamp < (select max(day_start) + 86400 from m_mkt_todo)
+   and t.block_number <= (select as_of_block from m_gen)
+   and visible_at(t.added_seq, t.removed_seq, g.run_seq);
+
 insert into acc_market_days (day_start, payments, volume_micro, payers, sellers_paid, median_micro, external_volume)
 select d.day_start,
        count(p.value)::int,
@@ -109,20 +117,8 @@ select d.day_start,
        percentile_disc(0.5) within group (order by p.value) filter (where p.class <> 4),
        case when (select payment_set from m_gen) = 'all_classes'
             then coalesce(sum(p.value) filter (where p.reason = 0), 0) end
-  from m_market_days d
-  left join (select t.block_timestamp - t.block_timestamp % 86400 as day_start, t.payer_id,
-                    t.seller_id, t.value, t.class, t.reason
-               from m_payment_facts t
-               join m_catalog_sellers c on c.seller_id = t.seller_id  -- (address ids: migration 0028)
-              cross join m_gen g   -- (run_seq as a column: visible_at is inlined, see 01_inputs.sql)
-              where t.block_timestamp >= (select min(day_start) from m_market_days
-                                           where day_start not in (select day_start from acc_market_days))
-                and t.block_timestamp < (select max(day_start) + 86400 from m_market_days
-                                          where day_start not in (select day_start from acc_market_days))
-                and t.block_number <= (select as_of_block from m_gen)
-                and visible_at(t.added_seq, t.removed_seq, g.run_seq)) p
-    on p.day_start = d.day_start
- where d.day_start not in (select day_start from acc_market_days)
+  from m_mkt_todo d
+  left join m_mkt_payments p on p.day_start = d.day_start
  group by d.day_start;
 
 delete from acc_market_state;

@@ -8,7 +8,9 @@ import { badParameter } from './errors.ts';
  * - search results: `03` + the number of results already served (62 hex digits), a position in
  *   the ranked results of one generation (they never change once published);
  * - rankings by external revenue (`sort=external_revenue`): `04` + the last position of the page
- *   in that order, zero-padded to 62 hex digits.
+ *   in that order, zero-padded to 62 hex digits;
+ * - operator groups: `06` + the number of groups already served (62 hex digits), a position in
+ *   the groups of one generation (they never change once published).
  * The kind tag makes a cursor of one endpoint (or of one order of the rankings) a 400 on the
  * other. Pure functions.
  */
@@ -16,6 +18,7 @@ const RANKING = '01';
 const PAYMENT = '02';
 const SEARCH = '03';
 const EXTERNAL_RANKING = '04';
+const OPERATORS = '06';
 const INT4_MAX = 2_147_483_647n;
 
 /** The orders of the rankings, each with its own cursor kind. */
@@ -65,6 +68,18 @@ export function encodeSearchCursor(served: number): string {
 /** How many ranked search results come before the next page; 400 when malformed. */
 export function decodeSearchCursor(cursor: string): number {
   if (!cursor.startsWith(SEARCH)) throw invalid();
+  const served = BigInt(`0x${cursor.slice(2)}`);
+  if (served < 1n || served > INT4_MAX) throw invalid();
+  return Number(served);
+}
+
+export function encodeOperatorsCursor(served: number): string {
+  return OPERATORS + served.toString(16).padStart(62, '0');
+}
+
+/** How many operator groups come before the next page; 400 when malformed. */
+export function decodeOperatorsCursor(cursor: string): number {
+  if (!cursor.startsWith(OPERATORS)) throw invalid();
   const served = BigInt(`0x${cursor.slice(2)}`);
   if (served < 1n || served > INT4_MAX) throw invalid();
   return Number(served);

@@ -26,13 +26,15 @@ export const LLMS_TXT = `# x402-tally
 - [Seller payments](/api/v1/sellers/{address}/payments): the verified payments behind the seller's numbers, each with its class and internal_reason (method 3.0.0)
 - [Seller periods](/api/v1/sellers/{address}/periods): the per-hour evidence digests the seller's digest is composed of (method 2.x)
 - [Market](/api/v1/market/daily): daily market aggregate; external_volume_micro under method 3.0.0
+- [Market summary](/api/v1/market/summary): the last 7 days, the 7 before and the last 30: payments, volume, distinct payers and sellers paid per period, and the change of the last 7 days
+- [Operator groups](/api/v1/operators): sellers linked by a shared resource host, with summed revenue and distinct payers; /api/v1/operators/{id} for one group; a seller's group is operator_group in its profile
 - [Audit bundle](/api/v1/generations/{generation}/bundle/{file}): manifest.json and the files it lists, to recompute a generation with (in a checkout of x402-tally): npx x402-tally audit --bundle DIR
 - [OpenAPI](/api/v1/openapi.json): every endpoint, parameter and field, described
 - Pages follow next_cursor until it is null. Errors are JSON {"error": {"code", "message"}}; the message names the bad parameter.
 
 ## MCP
 - Streamable HTTP at /mcp (POST one JSON-RPC message, no batches; stateless, read-only). Over stdio (in a checkout of x402-tally): npx x402-tally mcp
-- Tools: search_listings, get_seller (a card under 2 KB; detail: true for the whole profile), top_sellers (sort: verified_revenue or external_revenue), market_daily, explain_metric, status (freshness and retained generations)
+- Tools: search_listings, get_seller (a card under 2 KB; detail: true for the whole profile), top_sellers (sort: verified_revenue or external_revenue), market_daily, market_summary, explain_metric, status (freshness and retained generations)
 
 ## How to cite
 - Name the generation and method_version of the answer, e.g. "x402-tally generation 42 (method 1.0.0), as of Base block 23000000".

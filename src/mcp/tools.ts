@@ -19,6 +19,7 @@ import {
   RankingsPage,
   SellerProfile,
 } from '../api/schemas/responses.ts';
+import { MarketSummary } from '../api/schemas/groups.ts';
 import { parseJsonLossless } from '../lib/json.ts';
 import type { ApiClient } from './client.ts';
 
@@ -354,6 +355,14 @@ export const TOOLS: readonly Tool[] = [
     }),
     output: MarketDaily,
     call: (api, a) => read(api, '/market/daily', { from: a.from, to: a.to, generation: a.generation }),
+  },
+  {
+    name: 'market_summary',
+    description:
+      'The market over the last 7 publishable days, the 7 before and the last 30: payments, volume, distinct payers and sellers paid (distinct over each period), and the change of the last 7 days against the 7 before. computed is false for a generation made before the summary existed.',
+    input: z.strictObject({ generation }),
+    output: MarketSummary,
+    call: (api, a) => read(api, '/market/summary', { generation: a.generation }),
   },
   {
     name: 'explain_metric',

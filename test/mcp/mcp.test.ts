@@ -91,12 +91,13 @@ describe.each(backends())('MCP on $backend', ({ backend }) => {
       (await clients[transport].callTool({ name, arguments: args })) as ToolResult;
 
     describe(`over ${transport}`, () => {
-      it('default: lists the six tools, each with input and output schemas', async () => {
+      it('default: lists the seven tools, each with input and output schemas', async () => {
         const { tools } = await clients[transport].listTools();
         expect(tools.map((t) => t.name).sort()).toEqual([
           'explain_metric',
           'get_seller',
           'market_daily',
+          'market_summary',
           'search_listings',
           'status',
           'top_sellers',
@@ -182,6 +183,7 @@ describe.each(backends())('MCP on $backend', ({ backend }) => {
             '/api/v1/market/daily?from=2025-12-30&to=2025-12-31',
           ],
           ['market_daily', {}, '/api/v1/market/daily'],
+          ['market_summary', {}, '/api/v1/market/summary'],
         ];
         for (const [name, args, url] of pairs) {
           const result = await call(name, args);
