@@ -340,6 +340,23 @@ export const Meta = z.strictObject({
         '3600 seconds (the time Base finality may take): the numbers are then not current, whatever their generation time says',
     }),
   }),
+  chain: z
+    .strictObject({
+      chain_id: z
+        .int()
+        .positive()
+        .meta({ description: "the chain id the generation's logs were read from (8453: Base)" }),
+      public: z.boolean().meta({
+        description:
+          'true when the operator declares the chain read to be the public Base mainnet (PUBLIC_CHAIN) and chain_id is 8453; ' +
+          'false on the demo and on any local chain (anvil answers 8453 too): then no explorer knows its transactions',
+      }),
+      explorer_url: z.string().nullable().meta({
+        description:
+          'the block explorer of the public chain (https://basescan.org), whose /tx/{tx_hash} shows a payment; null when public is false',
+      }),
+    })
+    .meta({ description: 'the chain read, and whether a public explorer shows its transactions (extension of SPEC)' }),
   constants: Constants,
   classes: z.array(ClassLogs).nullable(),
   sources: z.array(Source),
