@@ -75,7 +75,25 @@ select d.day_start
  where coverage.covered_from_ts is not null
    and d.day_start >= coverage.covered_from_ts;
 
--- The publishable days not in the cache, from the facts (the whole day: it has ended).
+-- The publishable days not in the cache, from the facts (the whole day: it has ended): their
+-- payments, as a view this step and the summary's (04b_market_summary.sql, which drops it) read.
+-- (a day cached without its payer and seller sets, set_id null, by a run before the summary step
+-- existed, is computed again with them)
+delete from acc_market_days where set_id is null;
+create temp table m_mkt_todo on commit drop as
+select day_start from m_market_days where day_start not in (select day_start from acc_market_days);
+
+create or replace temp view m_mkt_payments as
+select t.block_timestamp - t.block_timestamp % 86400 as day_start, t.payer_id,
+       t.seller_id, t.value, t.class, t.reason
+  from m_payment_facts t
+  join m_catalog_sellers c on c.seller_id = t.seller_id  -- (address ids: migration 0028)
+ cross join m_gen g   -- (run_seq as a column: visible_at is inlined, see 01_inputs.sql)
+ where t.block_timestamp >= (select min(day_start) from m_mkt_todo)
+   and t.block_timestamp < (select max(day_start) + 86400 from m_mkt_todo)
+   and t.block_number <= (select as_of_block from m_gen)
+   and visible_at(t.added_seq, t.removed_seq, g.run_seq);
+
 insert into acc_market_days (day_start, payments, volume_micro, payers, sellers_paid, median_micro, external_volume)
 select d.day_start,
        count(p.value)::int,
@@ -85,20 +103,8 @@ select d.day_start,
        percentile_disc(0.5) within group (order by p.value) filter (where p.class <> 4),
        case when (select payment_set from m_gen) = 'all_classes'
             then coalesce(sum(p.value) filter (where p.reason = 0), 0) end
-  from m_market_days d
-  left join (select t.block_timestamp - t.block_timestamp % 86400 as day_start, t.payer_id,
-                    t.seller_id, t.value, t.class, t.reason
-               from m_payment_facts t
-               join m_catalog_sellers c on c.seller_id = t.seller_id  -- (address ids: migration 0028)
-              cross join m_gen g   -- (run_seq as a column: visible_at is inlined, see 01_inputs.sql)
-              where t.block_timestamp >= (select min(day_start) from m_market_days
-                                           where day_start not in (select day_start from acc_market_days))
-                and t.block_timestamp < (select max(day_start) + 86400 from m_market_days
-                                          where day_start not in (select day_start from acc_market_days))
-                and t.block_number <= (select as_of_block from m_gen)
-                and visible_at(t.added_seq, t.removed_seq, g.run_seq)) p
-    on p.day_start = d.day_start
- where d.day_start not in (select day_start from acc_market_days)
+  from m_mkt_todo d
+  left join m_mkt_payments p on p.day_start = d.day_start
  group by d.day_start;
 
 delete from acc_market_state;

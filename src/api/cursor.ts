@@ -12,6 +12,8 @@ import { badParameter } from './errors.ts';
  *   in that order, zero-padded to 62 hex digits;
  * - the seller directory: `05` + the order's digit + 21 hex digits of the sha256 of the order and
  *   filters (directoryFilterDigest) + the last seller address of the page without 0x (40 hex).
+ * - operator groups: `06` + the number of groups already served (62 hex digits), a position in
+ *   the groups of one generation (they never change once published).
  * The kind tag makes a cursor of one endpoint (or of one order of the rankings) a 400 on the
  * other. Pure functions.
  */
@@ -20,6 +22,7 @@ const PAYMENT = '02';
 const SEARCH = '03';
 const EXTERNAL_RANKING = '04';
 const DIRECTORY = '05';
+const OPERATORS = '06';
 const INT4_MAX = 2_147_483_647n;
 
 /** The orders of the rankings, each with its own cursor kind. */
@@ -113,6 +116,18 @@ export function decodeDirectoryCursor(cursor: string, sort: DirectorySort, diges
       'invalid_cursor',
     );
   return `0x${cursor.slice(24)}`;
+}
+
+export function encodeOperatorsCursor(served: number): string {
+  return OPERATORS + served.toString(16).padStart(62, '0');
+}
+
+/** How many operator groups come before the next page; 400 when malformed. */
+export function decodeOperatorsCursor(cursor: string): number {
+  if (!cursor.startsWith(OPERATORS)) throw invalid();
+  const served = BigInt(`0x${cursor.slice(2)}`);
+  if (served < 1n || served > INT4_MAX) throw invalid();
+  return Number(served);
 }
 
 function invalid() {

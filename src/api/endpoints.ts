@@ -5,6 +5,7 @@ import type { GenerationRow } from './read/generation.ts';
 import { readSellerDirectory } from './read/directory.ts';
 import { readDirectory } from './read/listings.ts';
 import { readMarketDaily } from './read/market.ts';
+import { readMarketSummary, readOperator, readOperators } from './read/operators.ts';
 import { readPayments } from './read/payments.ts';
 import { readSellerPeriods } from './read/periods.ts';
 import { readRankings } from './read/rankings.ts';
@@ -14,6 +15,8 @@ import {
   DirectoryQuery,
   GenerationQuery,
   MarketQuery,
+  OperatorParams,
+  OperatorsQuery,
   PaymentsQuery,
   RankingsQuery,
   SellerDirectoryQuery,
@@ -33,6 +36,7 @@ import {
   SellerDirectoryPage,
   SellerProfile,
 } from './schemas/responses.ts';
+import { MarketSummary, OperatorGroupDetail, OperatorsPage } from './schemas/groups.ts';
 import { badParameter } from './errors.ts';
 
 /**
@@ -47,7 +51,7 @@ export interface Endpoint {
   readonly summary: string;
   readonly description: string;
   readonly query: z.ZodObject;
-  readonly params?: typeof SlugParams;
+  readonly params?: typeof SlugParams | typeof OperatorParams;
   readonly response: z.ZodType;
   /** Component id of the response schema. */
   readonly responseId: string;
@@ -249,6 +253,49 @@ export const ENDPOINTS: readonly Endpoint[] = [
         throw badParameter('from', 'must not be after to');
       return readMarketDaily(db, g, q);
     },
+  },
+  {
+    operationId: 'getMarketSummary',
+    path: `${BASE}/market/summary`,
+    summary: 'Market summary: the last 7 days, the 7 before, the last 30, and the change',
+    description:
+      'Over the publishable UTC days of the generation (those of /market/daily): payments, volume, external volume (3.x), and the distinct payers and sellers paid ' +
+      'of each period (distinct over the whole period, not a sum of days), with the change of the last 7 days against the 7 before. ' +
+      'Computed by the method with the generation (docs/METHOD.md 2.12.2); computed is false for a generation made before it existed.',
+    query: GenerationQuery,
+    response: MarketSummary,
+    responseId: 'MarketSummary',
+    notFound: ['generation_not_found'],
+    reads: 'transaction',
+    load: (db, g) => readMarketSummary(db, g),
+  },
+  {
+    operationId: 'listOperators',
+    path: `${BASE}/operators`,
+    summary: 'Operator groups: sellers linked by a shared resource host',
+    description:
+      'Groups of two or more sellers linked transitively by a shared resource host (the same_operator relation), by verified_revenue_30d_micro descending, then id. ' +
+      'Follow next_cursor until it is null. computed is false for a generation made before groups existed (docs/METHOD.md 2.12.1).',
+    query: OperatorsQuery,
+    response: OperatorsPage,
+    responseId: 'OperatorsPage',
+    notFound: ['generation_not_found'],
+    reads: 'transaction',
+    load: (db, g, q: z.output<typeof OperatorsQuery>) =>
+      readOperators(db, g, { cursor: q.cursor, limit: q.limit ?? 100 }),
+  },
+  {
+    operationId: 'getOperator',
+    path: `${BASE}/operators/{id}`,
+    summary: 'One operator group with its members',
+    description: "The group's sums and each member's own numbers, by seller_address.",
+    query: GenerationQuery,
+    params: OperatorParams,
+    response: OperatorGroupDetail,
+    responseId: 'OperatorGroupDetail',
+    notFound: ['generation_not_found', 'operator_not_found'],
+    reads: 'transaction',
+    load: (db, g, _q, p: z.output<typeof OperatorParams>) => readOperator(db, g, p.id),
   },
 ];
 

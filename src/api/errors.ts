@@ -56,7 +56,7 @@ export const ERROR_CODES: Record<number, readonly string[]> = {
   413: ['payload_too_large'],
   415: ['unsupported_media_type'],
   431: ['request_too_large'],
-  404: ['not_found', 'generation_not_found', 'seller_not_found'],
+  404: ['not_found', 'generation_not_found', 'seller_not_found', 'operator_not_found'],
   405: ['method_not_allowed'],
   414: ['uri_too_long'],
   429: ['rate_limited'],

@@ -434,6 +434,74 @@ export interface AccMarketDaysTable {
   median_micro: Micro | null;
   /** Method 3.0.0: the day's external volume; null under 1.x and 2.x (migration 0031). */
   external_volume: Micro | null;
+  /** The build of the day's payer and seller sets (migration 0038); null until built. */
+  set_id: ColumnType<bigint | null, bigint | null | undefined, bigint | null>;
+}
+/** Which optional outputs a generation has (sql/migrations/0038): `operator_groups`, `market_summary`. */
+export interface GenOutputsTable {
+  generation: number;
+  output: string;
+}
+/** An operator group of a generation (sql/migrations/0038, sql/method/02b_operator_groups.sql). */
+export interface GenOperatorGroupsTable {
+  generation: number;
+  group_id: string;
+  seller_count: number;
+  seller_addresses: string[];
+  hosts: string[];
+  payments_30d: number;
+  payers_30d: number;
+  verified_revenue_30d_micro: Micro;
+  /** Method 3.x; null on 1.x and 2.x generations. */
+  external_revenue_30d_micro: Micro | null;
+}
+/** A grouped seller's group (sql/migrations/0038); a seller in no group has no row. */
+export interface GenOperatorMembersTable {
+  generation: number;
+  seller_address: string;
+  group_id: string;
+}
+/** One period of the market summary (sql/migrations/0038, sql/method/04b_market_summary.sql). */
+export interface GenMarketSummaryTable {
+  generation: number;
+  /** `last_7d`, `prev_7d` or `last_30d`. */
+  period: string;
+  first_day: ColumnType<string | null, string | null, string | null>;
+  last_day: ColumnType<string | null, string | null, string | null>;
+  days: number;
+  payments: bigint | null;
+  volume_micro: Micro | null;
+  external_volume_micro: Micro | null;
+  payers: number | null;
+  sellers_paid: number | null;
+  /** On the last_7d row: (last_7d - prev_7d) / prev_7d to 6 decimals (numeric text), else null. */
+  change_payments: string | null;
+  change_volume: string | null;
+  change_external_volume: string | null;
+  change_payers: string | null;
+  change_sellers_paid: string | null;
+}
+/** The distinct payers of a cached market day (sql/migrations/0038). */
+export interface AccMarketDayPayersTable {
+  day_start: bigint;
+  payer_id: number;
+}
+/** The distinct sellers paid of a cached market day (sql/migrations/0038). */
+export interface AccMarketDaySellersTable {
+  day_start: bigint;
+  seller_id: number;
+}
+/** The market summary's periods of the last run, with the days they covered (sql/migrations/0038). */
+export interface AccMarketSummaryTable {
+  period: string;
+  first_day_start: bigint | null;
+  days: number;
+  set_max: bigint | null;
+  payments: bigint | null;
+  volume_micro: Micro | null;
+  external_volume_micro: Micro | null;
+  payers: number | null;
+  sellers_paid: number | null;
 }
 export interface AccMarketStateTable {
   id: ColumnType<boolean, boolean | undefined, boolean>;
@@ -583,4 +651,11 @@ export interface Schema {
   catalog_snapshot_sellers: CatalogSnapshotSellersTable;
   bundle_files: BundleFilesTable;
   x402_infrastructure: X402InfrastructureTable;
+  gen_outputs: GenOutputsTable;
+  gen_operator_groups: GenOperatorGroupsTable;
+  gen_operator_members: GenOperatorMembersTable;
+  gen_market_summary: GenMarketSummaryTable;
+  acc_market_day_payers: AccMarketDayPayersTable;
+  acc_market_day_sellers: AccMarketDaySellersTable;
+  acc_market_summary: AccMarketSummaryTable;
 }

@@ -277,6 +277,8 @@ describe.each(backends())('API contract on $backend', ({ backend }) => {
       },
       by_class: null,
       internal: null,
+      // A's listings share no host with another seller's: in no operator group
+      operator_group: null,
       // block 39,000,001 is 1,999,999 blocks of 2 s before the as-of time 2026-01-01T03:00:00Z
       first_payment_at: '2025-12-08T23:26:42.000Z',
       last_payment_at: '2025-12-20T13:13:20.000Z',
@@ -372,6 +374,30 @@ describe.each(backends())('API contract on $backend', ({ backend }) => {
     expect(some.json.days.map((d: { day: string }) => d.day)).toEqual(['2025-12-30']);
   });
 
+  it('default: a generation written without operator groups and summary (as before migration 0038) says so', async () => {
+    // (the fixture writes its generation's rows by hand, gen_outputs not among them: test/api/operators.test.ts
+    // has the computed ones)
+    const ops = await call('/api/v1/operators');
+    expect(ops.json).toEqual({
+      count: 0,
+      next_cursor: null,
+      generation: 1,
+      method_version: '1.0.0',
+      computed: false,
+      groups: [],
+    });
+    const one = await call(`/api/v1/operators/op_${A.slice(2)}`);
+    expect([one.status, one.json.error.code]).toEqual([404, 'operator_not_found']);
+    const summary = await call('/api/v1/market/summary');
+    expect(summary.json).toEqual({
+      generation: 1,
+      method_version: '1.0.0',
+      computed: false,
+      periods: { last_7d: null, prev_7d: null, last_30d: null },
+      change: { payments: null, volume: null, external_volume: null, payers: null, sellers_paid: null },
+    });
+  });
+
   it('args: ?generation pins a retained generation; others are 404 generation_not_found', async () => {
     const latest = await call('/api/v1/sellers?limit=3');
     const pinned = await call('/api/v1/sellers?limit=3&generation=1');
@@ -383,6 +409,8 @@ describe.each(backends())('API contract on $backend', ({ backend }) => {
       '/api/v1/rankings?generation=99',
       '/api/v1/market/daily?generation=3',
       `/api/v1/sellers/${A}/payments?generation=3`,
+      '/api/v1/operators?generation=3',
+      '/api/v1/market/summary?generation=3',
     ]) {
       const res = await call(url);
       expect(res.status, url).toBe(404);
@@ -408,6 +436,9 @@ describe.each(backends())('API contract on $backend', ({ backend }) => {
       '/api/v1/sellers/{slug}',
       '/api/v1/sellers/{slug}/payments',
       '/api/v1/market/daily',
+      '/api/v1/market/summary',
+      '/api/v1/operators',
+      '/api/v1/operators/{id}',
     ];
     for (const path of documented) expect(seen).toContain(path);
   });

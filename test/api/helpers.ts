@@ -65,10 +65,12 @@ export class DocumentValidator {
 /** The OpenAPI path template a concrete URL belongs to. */
 export function templateOf(url: string): string {
   const path = url.split('?')[0]!;
-  return path.replace(
-    /^\/api\/v1\/sellers\/[^/]+(\/payments|\/periods)?$/,
-    (_m, p: string | undefined) => `/api/v1/sellers/{slug}${p ?? ''}`,
-  );
+  return path
+    .replace(
+      /^\/api\/v1\/sellers\/[^/]+(\/payments|\/periods)?$/,
+      (_m, p: string | undefined) => `/api/v1/sellers/{slug}${p ?? ''}`,
+    )
+    .replace(/^\/api\/v1\/operators\/[^/]+$/, '/api/v1/operators/{id}');
 }
 
 /**

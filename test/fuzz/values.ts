@@ -91,7 +91,7 @@ export const TAKES: Record<string, fc.Arbitrary<string>> = {
   generation: fc.constantFrom('1', '1', '1', '2'),
   limit: fc.constantFrom('1', '2', '5', '50', '500'),
   cursor: fc.oneof(
-    fc.tuple(fc.constantFrom('01', '02', '03'), fc.bigInt({ min: 0n, max: 10n })).map(([t, n]) => cursorOf(t, n)),
+    fc.tuple(fc.constantFrom('01', '02', '03', '06'), fc.bigInt({ min: 0n, max: 10n })).map(([t, n]) => cursorOf(t, n)),
     fc
       .tuple(fc.constantFrom('01', '02', '03'), fc.bigInt({ min: 0n, max: 2n ** 248n - 1n }))
       .map(([t, n]) => cursorOf(t, n)),
@@ -115,6 +115,7 @@ export const TAKES: Record<string, fc.Arbitrary<string>> = {
   slug: fc.constantFrom(A, B, C, D, A.toUpperCase().replace('0X', '0x'), `0x${'99'.repeat(20)}`),
   address: fc.constantFrom(A, B, C, `0x${'99'.repeat(20)}`),
   file: fc.constantFrom(...BUNDLE_FILE_NAMES),
+  id: fc.constantFrom(`op_${A.slice(2)}`, `op_${A.slice(2).toUpperCase()}`, `op_${'99'.repeat(20)}`),
 };
 export const DEFAULTS: Record<string, string> = {
   generation: '1',
@@ -122,6 +123,7 @@ export const DEFAULTS: Record<string, string> = {
   file: 'manifest.json',
   query: 'inference',
   address: A,
+  id: `op_${A.slice(2)}`,
 };
 
 /** Code units Postgres cannot take in a text value (U+0000) or UTF-8 cannot encode (unpaired surrogates). */

@@ -12,31 +12,9 @@ update m_gen set payment_set = 'all_classes';
 -- set key of step 1 still names them, and the addresses are fixed, so equal keys mean equal sets.)
 delete from m_catalog_sellers where seller_address in (select address collate "C" from x402_infrastructure);
 
--- The same_operator pairs of the generation's catalog (catalog_operator_pairs, migration 0031),
--- kept per snapshot with its sellers (catalog_snapshot_sellers.same_operator_payers, migration
--- 0034): computed by the first 3.0.0 generation over the snapshot, read by the next ones (the
--- hosts of every listing compared with every other cost 0.3 s a run at 10,000 listings). The
--- one-time filter skips the comparison when every seller of the snapshot has its pairs.
-update catalog_snapshot_sellers c
-   set same_operator_payers = x.payers
-  from (select s.seller_id,
-               coalesce(array_agg(p.seller_id order by p.seller_id) filter (where p.seller_id is not null),
-                        '{}') as payers
-          from catalog_snapshot_sellers s
-          left join catalog_operator_pairs o
-            on o.snapshot_id = s.snapshot_id
-           and o.seller_address = s.seller_address collate "C"
-          left join catalog_snapshot_sellers p
-            on p.snapshot_id = s.snapshot_id
-           and p.seller_address = o.payer_address collate "C"
-         where s.snapshot_id = (select catalog_snapshot_id from m_gen)
-         group by s.seller_id) x
- where exists (select 1 from catalog_snapshot_sellers n
-                where n.snapshot_id = (select catalog_snapshot_id from m_gen)
-                  and n.same_operator_payers is null)
-   and c.snapshot_id = (select catalog_snapshot_id from m_gen)
-   and c.seller_id = x.seller_id
-   and c.same_operator_payers is null;
+-- The same_operator pairs of the generation's catalog (catalog_snapshot_sellers.same_operator_payers)
+-- are filled by the common step sql/method/01_operator_pairs.sql, which the operator groups of
+-- every version read too.
 
 -- The pairs by address ids: both are sellers of the catalog, so their ids are
 -- m_catalog_sellers'. A seller without an id has no payment (and pays none), so its pairs are

@@ -7,6 +7,7 @@ import { CLASSES, hasClasses, provenanceClasses } from './classes.ts';
 import { isoFromUnix, servedWindow, type GenerationRow } from './generation.ts';
 import { displayNameOf } from './display-name.ts';
 import { generationListings, listingRow } from './listings.ts';
+import { operatorGroupOf } from './operators.ts';
 
 /**
  * Stable rule ids, one per served metric (docs/METHOD.md, docs/api.md): method 1.0.0's four, and
@@ -146,6 +147,7 @@ export async function readProfile(
     },
     by_class: v3 ? byClass(s) : null,
     internal: v3 ? internalOf(s) : null,
+    operator_group: await operatorGroupOf(db, g, s.seller_address),
     first_payment_at: s.first_payment_ts === null ? null : isoFromUnix(s.first_payment_ts),
     last_payment_at: s.last_payment_ts === null ? null : isoFromUnix(s.last_payment_ts),
     listings: listings.map(listingRow),

@@ -194,6 +194,21 @@ export const SlugParams = z.strictObject({
     .meta({ description: 'the seller address, case-insensitive' }),
 });
 
+/** GET /api/v1/operators: a page of the generation's operator groups. */
+export const OperatorsQuery = z.strictObject({
+  cursor,
+  limit: integer(1, 500).optional().meta({ description: 'groups per page, 1..500, default 100' }),
+  generation,
+});
+
+/** GET /api/v1/operators/{id}: an operator group's id, `op_` + 40 hex digits (case-insensitive). */
+export const OperatorParams = z.strictObject({
+  id: text('an operator group id')
+    .regex(/^op_[0-9a-fA-F]{40}$/, 'must be an operator group id: op_ followed by 40 hex digits')
+    .transform((s) => s.toLowerCase())
+    .meta({ description: 'the group id: op_ + its lowest member address without 0x, case-insensitive' }),
+});
+
 /** GET /api/v1/generations/{generation}/bundle/{file} (../bundle-route.ts; documented in ../openapi.ts). */
 export const BundleParams = z.strictObject({
   generation: integer(1, INT4_MAX),

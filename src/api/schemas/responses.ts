@@ -199,6 +199,14 @@ export const SellerProfile = z.strictObject({
     })
     .nullable(),
   internal: z.strictObject({ seller_funded: InternalFigures, same_operator: InternalFigures }).nullable(),
+  operator_group: z
+    .string()
+    .regex(/^op_[0-9a-f]{40}$/)
+    .nullable()
+    .meta({
+      description:
+        "the seller's operator group (/api/v1/operators/{id}); null when it is in none, or the generation was computed before groups existed",
+    }),
   first_payment_at: Iso.nullable(),
   last_payment_at: Iso.nullable(),
   listings: z.array(ListingRow),

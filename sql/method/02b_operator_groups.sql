@@ -1,0 +1,102 @@
+-- Method step 2b (every version): operator groups (docs/METHOD.md 2.12.1). The generation's
+-- sellers (m_catalog_sellers: under 3.x without x402 infrastructure) linked transitively by the
+-- same_operator relation (a base_usdc listing of each on one resource host: url_host(),
+-- catalog_operator_pairs, migration 0031; kept per snapshot in
+-- catalog_snapshot_sellers.same_operator_payers by step 01_operator_pairs). A group is a connected
+-- component of two or more sellers. Its id is 'op_' and its lowest member address (byte order)
+-- without 0x: the same whatever order the rows come in. Its numbers are the members' gen_sellers
+-- rows summed (step 2), and its payers the distinct payers of all members in the window
+-- (acc_payers, step 1a), not a sum.
+-- Catalog-derived and a few rows a seller: computed whole every run (no cache).
+
+-- The relation among the generation's sellers, by their snapshot numbers, both ways.
+create temp table m_op_edges on commit drop as
+select x.a, x.b
+  from (select c.seller_id as a, o.ord as b
+          from catalog_snapshot_sellers c
+         cross join unnest(c.same_operator_payers) as o(ord)
+         where c.snapshot_id = (select catalog_snapshot_id from m_gen)
+           and cardinality(c.same_operator_payers) > 0
+        union
+        select o.ord, c.seller_id
+          from catalog_snapshot_sellers c
+         cross join unnest(c.same_operator_payers) as o(ord)
+         where c.snapshot_id = (select catalog_snapshot_id from m_gen)
+           and cardinality(c.same_operator_payers) > 0) x
+ where x.a in (select seller_ord from m_catalog_sellers)
+   and x.b in (select seller_ord from m_catalog_sellers);
+
+-- Each linked seller's label: the lowest snapshot number reachable from it (numbers are in
+-- address byte order, so the lowest number is the lowest address). Each pass lowers a label to
+-- the lowest of its neighbours'; the passes stop when none changes (as many as the longest chain).
+create temp table m_op_labels on commit drop as
+select distinct a as seller_ord, a as label from m_op_edges;
+alter table m_op_labels add primary key (seller_ord);
+analyze m_op_edges;
+analyze m_op_labels;
+do $$
+begin
+  loop
+    update m_op_labels l
+       set label = x.label
+      from (select e.a, min(n.label) as label
+              from m_op_edges e
+              join m_op_labels n on n.seller_ord = e.b
+             group by e.a) x
+     where x.a = l.seller_ord
+       and x.label < l.label;
+    exit when not found;
+  end loop;
+end $$;
+
+insert into gen_operator_members (generation, seller_address, group_id)
+select (select generation from m_gen), s.seller_address, 'op_' || substr(r.seller_address, 3)
+  from m_op_labels l
+  join m_catalog_sellers s on s.seller_ord = l.seller_ord
+  join m_catalog_sellers r on r.seller_ord = l.label;
+
+insert into gen_operator_groups (
+  generation, group_id, seller_count, seller_addresses, hosts, payments_30d, payers_30d,
+  verified_revenue_30d_micro, external_revenue_30d_micro)
+with members as (
+  select m.group_id, m.seller_address, c.seller_id
+    from gen_operator_members m
+    join m_catalog_sellers c on c.seller_address = m.seller_address collate "C"
+   where m.generation = (select generation from m_gen)
+),
+-- the hosts that link: those of a base_usdc listing of two or more members
+hosts as (
+  select h.group_id, array_agg(h.host order by h.host collate "C") as hosts
+    from (select m.group_id, url_host(l.resource_url) as host
+            from members m
+            join catalog_listings l
+              on l.snapshot_id = (select catalog_snapshot_id from m_gen)
+             and l.seller_address = m.seller_address
+             and l.verifiability = 'base_usdc'
+           where url_host(l.resource_url) is not null
+           group by 1, 2
+          having count(distinct m.seller_address) >= 2) h
+   group by h.group_id
+),
+payers as (
+  select m.group_id, count(distinct p.payer_id)::int as payers
+    from members m
+    join acc_payers p on p.seller_id = m.seller_id
+   group by m.group_id
+)
+select (select generation from m_gen),
+       m.group_id,
+       count(*)::int,
+       array_agg(m.seller_address order by m.seller_address collate "C"),
+       coalesce(min(h.hosts), '{}'),
+       sum(s.payments_30d)::int,
+       coalesce(min(p.payers), 0),
+       sum(s.verified_revenue_30d_micro),
+       sum(s.external_revenue_30d_micro)
+  from members m
+  join gen_sellers s on s.generation = (select generation from m_gen) and s.seller_address = m.seller_address collate "C"
+  left join hosts h on h.group_id = m.group_id
+  left join payers p on p.group_id = m.group_id
+ group by m.group_id;
+
+insert into gen_outputs (generation, output) select generation, 'operator_groups' from m_gen;
