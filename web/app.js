@@ -3,6 +3,8 @@
 // build step. Charts: uPlot, served by this server from its npm package.
 import { api, esc, link, params, pinned } from './lib.js';
 import { loadGlossary } from './terms.js';
+import { directoryView } from './directory.js';
+import { operatorsView } from './operators.js';
 import { marketView, rankingsView, sellerView } from './views.js';
 
 export { parseExact, quoteBigIntegers, usdc, hasClasses } from './lib.js';
@@ -27,6 +29,8 @@ async function start() {
     const seller = params.get('seller');
     if (seller) await sellerView(meta, seller.toLowerCase());
     else if (params.get('view') === 'market') await marketView(meta);
+    else if (params.get('view') === 'directory') await directoryView(meta);
+    else if (params.get('view') === 'operators') await operatorsView(meta, params.get('operator'));
     else await rankingsView(meta);
     document.body.dataset.ready = 'true';
   } catch (error) {
@@ -38,4 +42,6 @@ async function start() {
 document.getElementById('home').href = link({});
 document.getElementById('nav-rankings').href = link({});
 document.getElementById('nav-market').href = link({ view: 'market' });
+document.getElementById('nav-directory').href = link({ view: 'directory' });
+document.getElementById('nav-operators').href = link({ view: 'operators' });
 start();

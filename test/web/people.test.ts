@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApi } from '../../src/api/index.ts';
 import { GLOSSARY, type GlossaryKey } from '../../src/api/glossary.ts';
 import { projectRoot } from '../../src/lib/paths.ts';
-import { A, B } from '../api/fixture.ts';
+import { A, B, C, D } from '../api/fixture.ts';
 import { freshDatabase, type TestDatabase } from '../helpers/db.ts';
 import { seedFixture } from '../api/fixture.ts';
 
@@ -66,10 +66,29 @@ describe.skipIf(!executablePath).each([
   beforeAll(async () => {
     db = await freshDatabase('pglite');
     await seedFixture(db.db);
+    // The fixture's method 1.0.0 generation has no daily series: A's, by hand from PAYMENTS (above).
+    await db.db
+      .insertInto('gen_seller_daily_fixed')
+      .values(
+        [
+          ['2025-12-08', 1, '1000000', 1],
+          ['2025-12-11', 1, '2000000', 1],
+          ['2025-12-13', 2, '7000000', 2],
+          ['2025-12-20', 1, '9007199244740993', 1],
+        ].map(([day, payments, revenue_micro, payers]) => ({
+          generation: 1,
+          seller_address: A,
+          day: day as string,
+          payments: payments as number,
+          revenue_micro: revenue_micro as string,
+          payers: payers as number,
+        })),
+      )
+      .execute();
     app = await buildApi(db.db, { rateLimitPerMinute: 100_000, cadenceSeconds: 900, publicChain: true });
     base = await app.listen({ port: 0, host: '127.0.0.1' });
     browser = await puppeteer.launch({ executablePath, headless: true, args: ['--no-sandbox', '--disable-gpu'] });
-  }, 240_000);
+  }, 290_000);
   afterAll(async () => {
     await browser?.close();
     await app?.close();
@@ -221,11 +240,77 @@ describe.skipIf(!executablePath).each([
     await page.close();
   });
 
+  /** The sellers the directory shows, by address, in its order. */
+  const directoryRows = (page: Page) =>
+    page.$$eval('table#directory tbody tr td:first-child a', (as) =>
+      as.map((a) => new URL(a.getAttribute('href')!, 'http://x').searchParams.get('seller')),
+    );
+  const urlState = (page: Page) => Object.fromEntries(new URL(page.url()).searchParams);
+  /** Waits until the directory drew the state of the URL (each change draws it again). */
+  const drawn = (page: Page, rows: (string | null)[]) =>
+    page.waitForFunction(
+      `JSON.stringify([...document.querySelectorAll('table#directory tbody tr td:first-child a')].map((a) => new URL(a.href).searchParams.get('seller'))) === ${JSON.stringify(JSON.stringify(rows))}`,
+      { timeout: 30_000 },
+    );
+
+  it('behavior: the directory filters and sorts every seller, its state in the URL (reload, back, forward), with a CSV of the view', async () => {
+    // fixture SELLERS: revenue A > B > C > D = 0; payments B 10, A 5, C 2, D 0; B flagged (top_payer_share>0.9);
+    // evidence A, B verified, C insufficient, D not_observed
+    const page = await open('/?view=directory');
+    expect(await directoryRows(page)).toEqual([A, B, C, D]);
+    expect(await page.$eval('#directory-count', (el) => el.textContent)).toBe('4 sellers');
+    await page.select('#d-sort', 'payments');
+    await drawn(page, [B, A, C, D]);
+    expect(urlState(page)).toEqual({ view: 'directory', sort: 'payments' });
+    await page.select('#d-farm_flag', '1');
+    await drawn(page, [B]);
+    expect(urlState(page)).toEqual({ view: 'directory', sort: 'payments', farm_flag: '1' });
+    const csvHref = await page.$eval('#directory-csv', (a) => a.getAttribute('href')!);
+    expect(Object.fromEntries(new URL(csvHref, base).searchParams)).toEqual({
+      sort: 'payments',
+      farm_flag: '1',
+      format: 'csv',
+    });
+    const csv = await (await fetch(new URL(csvHref, base))).text();
+    expect(csv).toContain(B);
+    expect(csv).not.toContain(A);
+    await page.reload({ waitUntil: 'networkidle0' });
+    await drawn(page, [B]);
+    expect(await page.$eval('#d-farm_flag', (el) => (el as unknown as { value: string }).value)).toBe('1');
+    await page.goBack();
+    await drawn(page, [B, A, C, D]);
+    expect(await page.$eval('#d-farm_flag', (el) => (el as unknown as { value: string }).value)).toBe('');
+    await page.goForward();
+    await drawn(page, [B]);
+    await page.select('#d-farm_flag', '');
+    await page.select('#d-evidence_state', 'insufficient');
+    await drawn(page, [C]);
+    await page.close();
+  });
+
+  it('behavior: the search box finds sellers by a plural and by several words', async () => {
+    const page = await open('/?view=directory');
+    // A plural as the catalog writes it: A's listing 1 says "LLM completions" (fixture LISTINGS).
+    await page.type('#d-q', 'completions');
+    await page.keyboard.press('Enter');
+    await drawn(page, [A]);
+    expect(urlState(page)).toEqual({ view: 'directory', q: 'completions' });
+    // Two words of C's title "Gamma search", typed in the other case.
+    await page.click('#d-q', { count: 3 });
+    await page.type('#d-q', 'SEARCH gamma');
+    await page.keyboard.press('Enter');
+    await drawn(page, [C]);
+    await page.goBack();
+    await drawn(page, [A]);
+    expect(await page.$eval('#d-q', (el) => (el as unknown as { value: string }).value)).toBe('completions');
+    await page.close();
+  });
+
   it(`behavior: at ${width} px no page scrolls sideways`, async () => {
-    for (const url of ['/', '/?view=market', `/?seller=${A}`]) {
+    for (const url of ['/', '/?view=market', `/?seller=${A}`, '/?view=directory']) {
       const page = await open(url);
       expect(await scrollsSideways(page), url).toBe(false);
-      if (process.env.WRITE_SCREENSHOT && width === 1280 && url === '/?view=market') {
+      if (process.env.WRITE_SCREENSHOT && width === 1280 && url === '/?view=directory') {
         mkdirSync(path.join(projectRoot, 'docs/img'), { recursive: true });
         await page.screenshot({ path: path.join(projectRoot, 'docs/img/web.png'), fullPage: true });
       }

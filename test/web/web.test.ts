@@ -100,7 +100,7 @@ describe.skipIf(!executablePath)('the web page in Chromium', () => {
     hostileApp = await buildApi(hostileDb.db, { rateLimitPerMinute: 100_000, cadenceSeconds: 900 });
     hostileBase = await hostileApp.listen({ port: 0, host: '127.0.0.1' });
     browser = await puppeteer.launch({ executablePath, headless: true, args: ['--no-sandbox', '--disable-gpu'] });
-  }, 240_000);
+  }, 290_000);
   afterAll(async () => {
     await browser?.close();
     await app?.close();
