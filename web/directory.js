@@ -91,7 +91,12 @@ export async function directoryView(meta) {
   const form = main.querySelector('#directory-form');
   const read = () => {
     const data = new FormData(form);
-    return Object.fromEntries([...data.entries()].filter(([, v]) => v !== '').map(([k, v]) => [k, String(v).trim()]));
+    // The API's default order is left out of the URL: /?view=directory and the same view chosen are one URL.
+    return Object.fromEntries(
+      [...data.entries()]
+        .filter(([k, v]) => v !== '' && !(k === 'sort' && v === 'verified_revenue'))
+        .map(([k, v]) => [k, String(v).trim()]),
+    );
   };
   form.addEventListener('submit', (e) => {
     e.preventDefault();
