@@ -1,10 +1,8 @@
-import { existsSync, mkdirSync } from 'node:fs';
-import path from 'node:path';
+import { existsSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApi } from '../../src/api/index.ts';
-import { projectRoot } from '../../src/lib/paths.ts';
 import { A, B, listingId, seedFixture } from '../api/fixture.ts';
 import { get } from '../api/helpers.ts';
 import { freshDatabase, type TestDatabase } from '../helpers/db.ts';
@@ -188,12 +186,7 @@ describe.skipIf(!executablePath)('the web page in Chromium', () => {
     expect(await page.$eval('main pre', (el) => el.textContent)).toBe(
       `npx x402-tally audit --generation 1 --seller ${A}`,
     );
-    if (process.env.WRITE_SCREENSHOT) {
-      mkdirSync(path.join(projectRoot, 'docs/img'), { recursive: true });
-      const ranking = await open('/');
-      await ranking.screenshot({ path: path.join(projectRoot, 'docs/img/web.png'), fullPage: true });
-      await ranking.close();
-    }
+    // (The README screenshot is written by test/web/people.test.ts, WRITE_SCREENSHOT=1.)
     await page.close();
   });
 
