@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { z } from 'zod';
 import type { Schema } from '../db/schema.ts';
 import type { GenerationRow } from './read/generation.ts';
+import { readSellerDirectory } from './read/directory.ts';
 import { readDirectory } from './read/listings.ts';
 import { readMarketDaily } from './read/market.ts';
 import { readMarketSummary, readOperator, readOperators } from './read/operators.ts';
@@ -18,10 +19,12 @@ import {
   OperatorsQuery,
   PaymentsQuery,
   RankingsQuery,
+  SellerDirectoryQuery,
   SlugParams,
 } from './schemas/query.ts';
 import {
   DirectoryPage,
+  DirectorySeller,
   ListingRow,
   MarketDaily,
   RankingRow,
@@ -30,6 +33,7 @@ import {
   PaymentsPage,
   RankingsPage,
   SellerPeriods,
+  SellerDirectoryPage,
   SellerProfile,
 } from './schemas/responses.ts';
 import { MarketSummary, OperatorGroupDetail, OperatorsPage } from './schemas/groups.ts';
@@ -86,6 +90,12 @@ async function* allRows<P extends { next_cursor: string | null }>(
 
 export const BASE = '/api/v1';
 
+/** The reader's parameters of a directory request. */
+function directoryParams(q: z.output<typeof SellerDirectoryQuery>, limit: number) {
+  const { sort, category, evidence_state, farm_flag, class: cls, q: text, cursor } = q;
+  return { sort, category, evidence_state, farm_flag, class: cls, q: text, cursor, limit };
+}
+
 export const ENDPOINTS: readonly Endpoint[] = [
   {
     operationId: 'getMeta',
@@ -119,6 +129,32 @@ export const ENDPOINTS: readonly Endpoint[] = [
         allRows(
           (cursor) => readDirectory(db, g, { cursor, category: q.category, tier: q.tier, q: q.q, limit: 1000 }),
           (p) => p.listings as Record<string, unknown>[],
+        ),
+    },
+  },
+  {
+    operationId: 'listDirectory',
+    path: `${BASE}/directory`,
+    summary: 'The seller directory: every seller, sorted and filtered',
+    description:
+      'Every seller of the generation (one row per seller address of a base_usdc listing, verified or not), by the chosen sort ' +
+      '(descending, ties by seller_address ascending), up to 100 per page; total counts the sellers that pass the filters. ' +
+      'Follow next_cursor (with the same sort and filters) until it is null: every seller that passes the filters appears exactly once.',
+    query: SellerDirectoryQuery,
+    response: SellerDirectoryPage,
+    responseId: 'SellerDirectoryPage',
+    notFound: ['generation_not_found'],
+    reads: 'transaction',
+    load: (db, g, q: z.output<typeof SellerDirectoryQuery>) =>
+      readSellerDirectory(db, g, directoryParams(q, q.limit ?? 50)),
+    csv: {
+      filename: (g) => `x402-tally-directory-g${g.generation}.csv`,
+      columns: Object.keys(DirectorySeller.shape),
+      catalogText: ['display_name', 'categories'],
+      rows: (db, g, q: z.output<typeof SellerDirectoryQuery>) =>
+        allRows(
+          (cursor) => readSellerDirectory(db, g, { ...directoryParams(q, 1000), cursor }),
+          (p) => p.sellers as Record<string, unknown>[],
         ),
     },
   },
@@ -275,8 +311,7 @@ const PATTERNS = [
   `${BASE}/generations/{generation}/bundle/{file}`,
   '/llms.txt',
   '/',
-  '/web/app.js',
-  '/web/style.css',
+  '/web/{file}',
   '/vendor/uplot.esm.js',
   '/vendor/uplot.min.css',
   '/vendor/redoc.standalone.js',

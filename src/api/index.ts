@@ -35,6 +35,12 @@ export interface ApiOptions {
   rateLimitPerMinute: number;
   /** Seconds between scheduled runs: bounds Cache-Control max-age and drives /meta freshness. */
   cadenceSeconds: number;
+  /**
+   * Whether the chain the published generations were read from is the public Base mainnet
+   * (PUBLIC_CHAIN; the demo: false): /meta's `chain.public`, and with it the explorer links of the
+   * page. Default false: no link to an explorer that does not know the transactions.
+   */
+  publicChain?: boolean;
   log?: Logger;
   /** How long the published pointer may be cached, in ms (default 500; keep <= 1000). */
   cacheTtlMs?: number;
@@ -165,7 +171,14 @@ export async function buildApi(db: Kysely<Schema>, options: ApiOptions): Promise
     },
     (error) => log.warn({ err: error }, 'published pointer unreadable; serving the last good state'),
   );
-  const ctx: HandlerContext = { db, pointer, cache, cadenceSeconds: options.cadenceSeconds, generations };
+  const ctx: HandlerContext = {
+    db,
+    pointer,
+    cache,
+    cadenceSeconds: options.cadenceSeconds,
+    publicChain: options.publicChain ?? false,
+    generations,
+  };
 
   for (const endpoint of ENDPOINTS) {
     const handler = endpoint.load ? snapshotHandler(ctx, endpoint) : metaHandler(ctx, endpoint);

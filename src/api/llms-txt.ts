@@ -20,6 +20,7 @@ export const LLMS_TXT = `# x402-tally
 ## API
 - [Meta](/api/v1/meta): generation, as-of block, window, constants, freshness, retained generations
 - [Directory and search](/api/v1/sellers): one row per listing; ?q=words searches title, description and resource URL; ?category=, ?tier=verified
+- [Seller directory](/api/v1/directory): every seller, verified or not, one row per seller; ?sort=verified_revenue|external_revenue|payments|payers; filters ?category=, ?evidence_state=, ?farm_flag=0|1, ?class= (method 3.0.0), ?q=words or an address prefix (6+ hex digits); total counts the matches
 - [Rankings](/api/v1/rankings): verified sellers by 30-day verified revenue; ?sort=external_revenue ranks them by external revenue (method 3.0.0); rows carry external_revenue_30d_micro, external_payments_30d, external_payers_30d
 - [Seller](/api/v1/sellers/{address}): metrics, each with the provenance to recompute it, and the seller's listings; under method 3.0.0 also external_* metrics, by_class (payments and revenue per class) and internal (per reason)
 - [Seller daily](/api/v1/sellers/{address}/daily): the seller's payments, revenue and payers per UTC day of the window

@@ -16,6 +16,7 @@ describe('openApiDocument', () => {
     expect(doc.openapi).toBe('3.1.0');
     expect(doc.info.version).toBe('1.0.0');
     expect(Object.keys(doc.paths).sort()).toEqual([
+      '/api/v1/directory',
       '/api/v1/docs',
       '/api/v1/generations/{generation}/bundle/{file}',
       '/api/v1/market/daily',

@@ -93,6 +93,8 @@ async function demoIn(ctx: CommandContext, dataDir: string, started: number, hel
       // The demo keeps running: a new block and a new generation every minute, so /meta's cadence
       // and `stale` tell the truth about it.
       CADENCE_SECONDS: String(DEMO_CADENCE_SECONDS),
+      // A local chain: no public explorer knows its transactions (/meta chain.public false).
+      PUBLIC_CHAIN: 'false',
       // (the method is the current default, as for `run`, unless METHOD_VERSION says otherwise)
     });
     const demoCtx = { ...ctx, config };

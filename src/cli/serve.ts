@@ -30,6 +30,7 @@ export async function startApi(
   const app = await buildApi(database.db, {
     rateLimitPerMinute: ctx.config.RATE_LIMIT_PER_MINUTE,
     cadenceSeconds,
+    publicChain: ctx.config.PUBLIC_CHAIN,
     log,
     internalToken,
     ...(held ? { server: held } : {}),

@@ -249,6 +249,17 @@ export const CONFIG_KEYS = [
     schema: z.string().default('127.0.0.1'),
   },
   {
+    env: 'PUBLIC_CHAIN',
+    flag: null,
+    arg: 'BOOL',
+    meaning:
+      '`true` when RPC_URL is the public Base mainnet: /api/v1/meta says so and the page links payments to basescan.org; `false` for a local chain',
+    shown: 'false (the demo: false)',
+    schema: oneOf(['true', 'false'])
+      .default('false')
+      .transform((text) => text === 'true'),
+  },
+  {
     env: 'RATE_LIMIT_PER_MINUTE',
     flag: 'rate-limit-per-minute',
     arg: 'N',

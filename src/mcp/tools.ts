@@ -20,6 +20,7 @@ import {
   SellerProfile,
 } from '../api/schemas/responses.ts';
 import { MarketSummary } from '../api/schemas/groups.ts';
+import { explain, GLOSSARY } from '../api/glossary.ts';
 import { parseJsonLossless } from '../lib/json.ts';
 import type { ApiClient } from './client.ts';
 
@@ -69,21 +70,22 @@ export const METRICS = [
 ] as const;
 type MetricName = (typeof METRICS)[number];
 
-/** What each metric means, from docs/METHOD.md. */
+/** In micro-USDC, for an agent: the page's texts (the glossary) speak in USDC. */
+const MICRO = ' In micro-USDC (1 USDC = 1,000,000).';
+
+/** What each metric means: the glossary's text (src/api/glossary.ts), the one the web page shows. */
 const MEANING: Record<MetricName, string> = {
-  verified_revenue_30d_micro:
-    "the sum of the seller's verified payments in the 30-day window, in micro-USDC (1 USDC = 1,000,000): Base USDC Transfer logs to " +
-    "the seller's address whose transaction also emitted AuthorizationUsed by the payer (an EIP-3009 x402 settlement)",
-  median_payment_30d_micro: 'the lower median of the values of those payments, in micro-USDC; null when there are none',
-  payments_30d: 'the number of verified payments to the seller in the 30-day window',
-  payers_30d: 'the number of distinct payer addresses among those payments',
-  external_revenue_30d_micro:
-    "method 3.0.0: the part of the seller's verified revenue paid by external payments, in micro-USDC: payments that are neither " +
-    'seller_funded (the seller had paid the payer in USDC within funding_lookback_seconds before) nor same_operator (the payer is a ' +
-    "seller of a listing on a host of this seller's listings)",
-  external_payments_30d: 'method 3.0.0: the number of those external payments in the 30-day window',
-  external_payers_30d: 'method 3.0.0: the number of distinct payer addresses among the external payments',
+  verified_revenue_30d_micro: GLOSSARY.verified_revenue.text + MICRO,
+  median_payment_30d_micro: GLOSSARY.median_payment.text + MICRO,
+  payments_30d: GLOSSARY.payments.text,
+  payers_30d: GLOSSARY.payers.text,
+  external_revenue_30d_micro: GLOSSARY.external_revenue.text + MICRO,
+  external_payments_30d: `Method 3.0.0: the external payments. ${GLOSSARY.payments.text}`,
+  external_payers_30d: `Method 3.0.0: distinct payers among the external payments. ${GLOSSARY.payers.text}`,
 };
+
+/** The labels of a seller, as get_seller's and top_sellers' descriptions explain them. */
+const SELLER_LABELS = ` ${explain('evidence_state')} ${explain('tier')} ${explain('farm_flag')}`;
 
 const SellerDay = z.strictObject({ day: z.iso.date(), payments: Count, revenue_micro: Micro, payers: Count });
 
@@ -267,7 +269,8 @@ export const TOOLS: readonly Tool[] = [
       'A seller at a glance: its verified 30-day revenue, median payment, payments and payers (under method 3.0.0 also its external ' +
       'revenue, payments and payers: what buyers other than the seller itself paid), evidence state, tier, farm flags, rank and first ' +
       'listings, in under 2 KB. With detail: true, also the whole profile: the provenance to recompute each number, its figures per ' +
-      'evidence class (by_class), its internal payments per reason, every listing, and its daily series when the generation has one.',
+      'evidence class (by_class), its internal payments per reason, every listing, and its daily series when the generation has one.' +
+      SELLER_LABELS,
     input: z.strictObject({
       address,
       detail: z

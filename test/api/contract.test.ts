@@ -97,6 +97,8 @@ describe.each(backends())('API contract on $backend', ({ backend }) => {
       as_of: { block_number: 40000000, block_hash: `0x${'ee'.repeat(32)}`, timestamp: '2026-01-01T03:00:00.000Z' },
       window: { ...WINDOW, seconds: 2592000 },
       cadence: { interval_seconds: 900, next_run_expected_at: '2026-01-01T03:27:00.000Z' },
+      // publicChain not given (as on the demo): the chain is not said to be public Base, no explorer
+      chain: { chain_id: 8453, public: false, explorer_url: null },
       constants: {
         chain_id: 8453,
         usdc_contract: '0x833589fcd6edb6e08f4c7c32d4f71b54bda02913',

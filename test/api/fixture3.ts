@@ -192,7 +192,13 @@ export const EXTERNAL_VOLUME = new Map<string, bigint>([
 /** 3.0.0's constants as the method would record them (SPEC "Method 3.0.0": two new ones). */
 export const CONSTANTS3 = { ...METHOD_CONSTANTS_2_0_0, funding_lookback_seconds: 2_592_000, farm_internal_share: 0.5 };
 
-async function insertGenerationRow(db: Kysely<Schema>, n: number, version: string, constants: object, snap: bigint) {
+export async function insertGenerationRow(
+  db: Kysely<Schema>,
+  n: number,
+  version: string,
+  constants: object,
+  snap: bigint,
+) {
   await db
     .insertInto('generations')
     .values({

@@ -42,7 +42,7 @@ describe.skipIf(!executablePath)('the web page on a method 3.0.0 generation, in 
     app = await buildApi(db.db, { rateLimitPerMinute: 100_000, cadenceSeconds: 900 });
     base = await app.listen({ port: 0, host: '127.0.0.1' });
     browser = await puppeteer.launch({ executablePath, headless: true, args: ['--no-sandbox', '--disable-gpu'] });
-  }, 60_000);
+  }, 290_000);
   afterAll(async () => {
     await browser?.close();
     await app?.close();

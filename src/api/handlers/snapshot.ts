@@ -24,6 +24,8 @@ export interface HandlerContext {
   readonly pointer: PublishedPointer;
   readonly cache: ResponseCache;
   readonly cadenceSeconds: number;
+  /** Whether the chain the generations were read from is the public Base mainnet (ApiOptions.publicChain). */
+  readonly publicChain: boolean;
   /** Rows of published generations (immutable), by number; pruned ones are dropped on refresh. */
   readonly generations: Map<number, GenerationRow>;
 }
@@ -233,7 +235,7 @@ export function metaHandler(ctx: HandlerContext, endpoint: Endpoint) {
     const n = chooseGeneration(state, query.generation);
     let fixed = fixedByGeneration.get(n);
     if (!fixed) {
-      const loaded = await inSnapshot(ctx.db, n, (trx, g) => metaOfGeneration(trx, g));
+      const loaded = await inSnapshot(ctx.db, n, (trx, g) => metaOfGeneration(trx, g, ctx.publicChain));
       // Validate what the database holds once per generation (constants and sources are jsonb).
       endpoint.response.parse(metaBody(loaded, state, ctx.cadenceSeconds, Date.now()));
       fixed = loaded;

@@ -52,8 +52,27 @@ function constantsOf(g: GenerationRow): MetaBody['constants'] {
   return hasClasses(g) ? { ...recorded, batch_settlement_deployment_block: deploymentBlockOf(g) } : recorded;
 }
 
+/** Base mainnet's chain id, and the explorer of its transactions. */
+export const BASE_MAINNET = { chainId: 8453, explorerUrl: 'https://basescan.org' } as const;
+
+/**
+ * /meta's `chain`: the chain id the generation recorded, and whether it is the public Base
+ * mainnet: the operator says the chain read is public (`publicChain`: PUBLIC_CHAIN, false on the
+ * demo and by default) and the chain id is Base mainnet's. A local chain (anvil) answers Base's
+ * chain id too, so the id alone cannot tell. Only then is there an explorer URL.
+ */
+export function chainOf(g: GenerationRow, publicChain: boolean): MetaBody['chain'] {
+  const chainId = (g.constants as { chain_id: number }).chain_id;
+  const isPublic = publicChain && chainId === BASE_MAINNET.chainId;
+  return { chain_id: chainId, public: isPublic, explorer_url: isPublic ? BASE_MAINNET.explorerUrl : null };
+}
+
 /** The part of /meta fixed by the generation itself (immutable; cacheable by generation). */
-export async function metaOfGeneration(db: Kysely<Schema>, g: GenerationRow): Promise<MetaOfGeneration> {
+export async function metaOfGeneration(
+  db: Kysely<Schema>,
+  g: GenerationRow,
+  publicChain: boolean,
+): Promise<MetaOfGeneration> {
   const window = servedWindow(g);
   const v3 = hasClasses(g);
   const usdc = (g.constants as { usdc_contract: string }).usdc_contract;
@@ -64,6 +83,7 @@ export async function metaOfGeneration(db: Kysely<Schema>, g: GenerationRow): Pr
     generated_at: g.generated_at.toISOString(),
     as_of: { block_number: g.as_of_block, block_hash: g.as_of_block_hash, timestamp: isoFromUnix(g.as_of_ts) },
     window: { ...window, seconds: Number(g.window_seconds) },
+    chain: chainOf(g, publicChain),
     constants: constantsOf(g),
     classes: v3 ? classDefinitions(usdc) : null,
     sources: sourcesOf(g, v3 ? await countX402PayTo(db, g) : null),
@@ -101,6 +121,7 @@ export function metaBody(
       as_of_lag_seconds: asOfLagSeconds,
       stale: ageSeconds > 2 * cadenceSeconds || asOfLagSeconds > 2 * cadenceSeconds + FINALITY_ALLOWANCE_SECONDS,
     },
+    chain: fixed.chain,
     constants: fixed.constants,
     classes: fixed.classes,
     sources: fixed.sources,

@@ -184,6 +184,15 @@ export const FIELD_MEANINGS: Readonly<Record<string, string>> = {
   generations: 'the latest published generation and every retained one',
   latest: 'the generation served by default',
   retained: 'generations that can be pinned with ?generation=N',
+  // seller directory
+  'SellerDirectoryPage.total':
+    'sellers of the generation that pass the filters (every page of the walk), not only this page',
+  'SellerDirectoryPage.sort': 'the order of the rows: the sort asked for, or verified_revenue by default',
+  'SellerDirectoryPage.sellers': 'one row per seller, in the order of sort',
+  'DirectorySeller.classes':
+    "method 3.0.0: the evidence classes of the seller's verified payments in the window (those with at least one payment), in class order; null before",
+  'DirectorySeller.operator_group':
+    'the id of the operator group the seller belongs to (sellers linked by a shared resource host); null when in none, or before groups are published',
   // errors
   error: 'what went wrong',
   code: 'stable snake_case code',

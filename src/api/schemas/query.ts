@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { CATEGORIES } from '../../lib/categories.ts';
+import { DIRECTORY_SORTS } from '../cursor.ts';
 
 /**
  * Request parameters. Query objects are strict (an unknown parameter is a 400); every value
@@ -124,6 +125,57 @@ export const RankingsQuery = z.strictObject({
   limit: integer(1, 500).optional().meta({ description: 'rows per page, 1..500, default 100' }),
   generation,
 });
+/** A choice among fixed values, given once; the message lists them. */
+function oneOf<const T extends readonly [string, ...string[]]>(values: T) {
+  return z.enum(values, {
+    error: (issue) => (Array.isArray(issue.input) ? 'must be given once' : `must be one of ${values.join(', ')}`),
+  });
+}
+
+/** GET /api/v1/directory: every seller of the generation (seller grain). */
+export const SellerDirectoryQuery = z.strictObject({
+  format,
+  sort: oneOf(DIRECTORY_SORTS)
+    .optional()
+    .meta({
+      description:
+        'the order, descending, ties by seller_address ascending: verified_revenue (default: verified_revenue_30d_micro), ' +
+        'external_revenue (external_revenue_30d_micro; method 3.x generations only, a 400 on older ones), payments ' +
+        '(payments_30d) or payers (payers_30d). A seller without the number (null) comes after all others.',
+    }),
+  category: category.meta({ description: 'only sellers with at least one listing in this category' }),
+  evidence_state: oneOf(['verified', 'insufficient', 'not_observed'])
+    .optional()
+    .meta({ description: 'only sellers in this evidence state' }),
+  farm_flag: oneOf(['0', '1'])
+    .transform(Number)
+    .optional()
+    .meta({ description: '1: only sellers flagged as a possible farm; 0: only sellers not flagged' }),
+  class: oneOf(['eip3009', 'permit2_exact', 'permit2_upto', 'batch_settlement'])
+    .optional()
+    .meta({
+      description:
+        'only sellers with at least one verified payment of this evidence class in the window (method 3.x generations only; a ' +
+        '400 on older ones, which have no classes)',
+    }),
+  q: text('text')
+    .refine((s) => /[\p{L}\p{N}]/u.test(s), 'must contain at least one letter or digit')
+    .refine((s) => [...s].length <= SEARCH_MAX_CHARS, `must be at most ${SEARCH_MAX_CHARS} characters`)
+    .optional()
+    .meta({
+      description:
+        'search: the sellers with at least one listing that the listing search (q of /api/v1/sellers) finds for q, and, when q ' +
+        'is an address or the start of one (6 to 40 hex digits, with or without 0x, any case), the sellers whose address starts ' +
+        'with it. The order stays the one of sort. At most 200 characters; no U+0000.',
+    }),
+  cursor: cursor.meta({
+    description:
+      'next_cursor of the previous page, with the same sort and filters (another sort or filter set is a 400)',
+  }),
+  limit: integer(1, 100).optional().meta({ description: 'rows per page, 1..100, default 50' }),
+  generation,
+});
+
 export const PaymentsQuery = z.strictObject({
   cursor,
   limit: integer(1, 500).optional().meta({ description: 'rows per page, 1..500, default 100' }),

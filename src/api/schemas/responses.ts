@@ -86,6 +86,39 @@ export const RankingsPage = z.strictObject({
 });
 components.add(RankingsPage, { id: 'RankingsPage' });
 
+/** One seller of the seller directory (GET /api/v1/directory). */
+export const DirectorySeller = z.strictObject({
+  seller_address: Address,
+  slug: Address,
+  display_name: DisplayName,
+  tier: z.enum(['verified', 'listed_only']),
+  evidence_state: z.enum(['verified', 'insufficient', 'not_observed']),
+  rank: z.int().positive().nullable(),
+  verified_revenue_30d_micro: Micro,
+  // Method 3.0.0 (null on 1.x and 2.x generations).
+  external_revenue_30d_micro: Micro.nullable(),
+  payments_30d: Count,
+  payers_30d: Count,
+  median_payment_30d_micro: Micro.nullable(),
+  farm_flag: z.literal([0, 1]),
+  farm_reasons: z.string().nullable(),
+  listing_count: Count,
+  categories: z.array(Category),
+  classes: z.array(EvidenceClass).nullable(),
+  operator_group: z.string().nullable(),
+});
+components.add(DirectorySeller, { id: 'DirectorySeller' });
+
+export const SellerDirectoryPage = z.strictObject({
+  count: Count,
+  next_cursor: NextCursor,
+  total: Count,
+  ...Snapshot,
+  sort: z.enum(['verified_revenue', 'external_revenue', 'payments', 'payers']),
+  sellers: z.array(DirectorySeller),
+});
+components.add(SellerDirectoryPage, { id: 'SellerDirectoryPage' });
+
 /** The logs of one evidence class, by contract and event signature (method 3.0.0). */
 export const ClassSource = z.strictObject({
   class: EvidenceClass,
@@ -348,6 +381,23 @@ export const Meta = z.strictObject({
         '3600 seconds (the time Base finality may take): the numbers are then not current, whatever their generation time says',
     }),
   }),
+  chain: z
+    .strictObject({
+      chain_id: z
+        .int()
+        .positive()
+        .meta({ description: "the chain id the generation's logs were read from (8453: Base)" }),
+      public: z.boolean().meta({
+        description:
+          'true when the operator declares the chain read to be the public Base mainnet (PUBLIC_CHAIN) and chain_id is 8453; ' +
+          'false on the demo and on any local chain (anvil answers 8453 too): then no explorer knows its transactions',
+      }),
+      explorer_url: z.string().nullable().meta({
+        description:
+          'the block explorer of the public chain (https://basescan.org), whose /tx/{tx_hash} shows a payment; null when public is false',
+      }),
+    })
+    .meta({ description: 'the chain read, and whether a public explorer shows its transactions (extension of SPEC)' }),
   constants: Constants,
   classes: z.array(ClassLogs).nullable(),
   sources: z.array(Source),

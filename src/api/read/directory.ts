@@ -1,0 +1,169 @@
+import { sql, type Kysely, type RawBuilder } from 'kysely';
+import type { z } from 'zod';
+import type { Schema } from '../../db/schema.ts';
+import { decodeDirectoryCursor, directoryFilterDigest, encodeDirectoryCursor, type DirectorySort } from '../cursor.ts';
+import { badParameter } from '../errors.ts';
+import type { SellerDirectoryPage } from '../schemas/responses.ts';
+import { CLASSES, hasClasses, type EvidenceClass } from './classes.ts';
+import { displayNames } from './display-name.ts';
+import type { GenerationRow } from './generation.ts';
+import { listingSearchSellers } from './search-match.ts';
+
+export interface SellerDirectoryParams {
+  sort?: DirectorySort | undefined;
+  category?: string | undefined;
+  evidence_state?: 'verified' | 'insufficient' | 'not_observed' | undefined;
+  farm_flag?: number | undefined;
+  class?: EvidenceClass | undefined;
+  q?: string | undefined;
+  cursor?: string | undefined;
+  limit: number;
+}
+
+type Page = z.input<typeof SellerDirectoryPage>;
+type Row = Page['sellers'][number];
+
+/**
+ * Each order's key, descending, as the indexes of migration 0037 hold it (the same expression,
+ * so a page is read from the index in order), and the type a cursor's key is compared as.
+ * A null external revenue (1.x and 2.x) is -1: after every revenue.
+ */
+const KEYS: Record<DirectorySort, { key: RawBuilder<unknown>; type: RawBuilder<unknown> }> = {
+  verified_revenue: { key: sql`s.verified_revenue_30d_micro`, type: sql`numeric` },
+  external_revenue: { key: sql`coalesce(s.external_revenue_30d_micro, '-1'::numeric)`, type: sql`numeric` },
+  payments: { key: sql`s.payments_30d`, type: sql`int4` },
+  payers: { key: sql`s.payers_30d`, type: sql`int4` },
+};
+
+/** An address or its start: 6 to 40 hex digits, with or without 0x (a q the address search takes). */
+const ADDRESS_PREFIX = /^(?:0x)?([0-9a-f]{6,40})$/i;
+
+/** The conditions of the filters on gen_sellers `s` of generation g (besides the generation). */
+function filters(db: Kysely<Schema>, g: GenerationRow, p: SellerDirectoryParams): RawBuilder<boolean>[] {
+  const out: RawBuilder<boolean>[] = [];
+  if (p.category !== undefined) out.push(sql`${p.category} = any(s.categories)`);
+  if (p.evidence_state !== undefined) out.push(sql`s.evidence_state = ${p.evidence_state}`);
+  if (p.farm_flag !== undefined) out.push(sql`s.farm_flag = ${p.farm_flag}`);
+  if (p.class !== undefined) out.push(sql`s.class_payments_30d[${CLASSES.indexOf(p.class) + 1}::int] > 0`);
+  if (p.q !== undefined) {
+    const found = sql<boolean>`s.seller_address in (${listingSearchSellers(db, g, p.q)})`;
+    const prefix = ADDRESS_PREFIX.exec(p.q.trim())?.[1];
+    out.push(prefix ? sql`(starts_with(s.seller_address, ${`0x${prefix.toLowerCase()}`}) or ${found})` : found);
+  }
+  return out;
+}
+
+/**
+ * The operator group of each given seller: null until operator groups are published.
+ * OPERATOR GROUPS JOIN: the one place the directory reads a seller's group (h-groups publishes
+ * gen_operator_groups); read the groups of `sellers` in generation g here, in one query.
+ */
+async function operatorGroups(
+  _db: Kysely<Schema>,
+  _g: GenerationRow,
+  _sellers: readonly string[],
+): Promise<Map<string, string>> {
+  return new Map();
+}
+
+/**
+ * A page of the seller directory: every seller of the generation (one row per seller address of
+ * a base_usdc listing, verified or not) that passes the filters, in `sort` order (descending,
+ * ties by seller_address ascending, a null key last), after the cursor's seller. `total` counts
+ * every seller that passes the filters. A page is read from the order's index from the cursor's
+ * place on (a keyset: the key of the cursor's seller, then its address), never sorted whole.
+ * Several statements: run it in one repeatable-read transaction (the endpoint's `reads`).
+ */
+export async function readSellerDirectory(
+  db: Kysely<Schema>,
+  g: GenerationRow,
+  p: SellerDirectoryParams,
+): Promise<Page> {
+  const sort = p.sort ?? 'verified_revenue';
+  const v3 = hasClasses(g);
+  if (!v3 && sort === 'external_revenue')
+    throw badParameter(
+      'sort',
+      `external_revenue needs a generation of method 3.0.0 or later; generation ${g.generation} is method ${g.method_version}`,
+    );
+  if (!v3 && p.class !== undefined)
+    throw badParameter(
+      'class',
+      `generation ${g.generation} is method ${g.method_version}, which has no evidence classes (method 3.0.0 or later)`,
+    );
+  const digest = directoryFilterDigest(sort, {
+    category: p.category,
+    evidence_state: p.evidence_state,
+    farm_flag: p.farm_flag,
+    class: p.class,
+    q: p.q,
+  });
+  const { key, type } = KEYS[sort];
+  const where = filters(db, g, p);
+
+  if (p.cursor !== undefined) {
+    const after = decodeDirectoryCursor(p.cursor, sort, digest);
+    const at = await db
+      .selectFrom('gen_sellers as s')
+      .select(sql<string>`${key}::text`.as('k'))
+      .where('s.generation', '=', g.generation)
+      .where('s.seller_address', '=', after)
+      .executeTakeFirst();
+    if (!at)
+      throw badParameter(
+        'cursor',
+        `names a seller that is not in generation ${g.generation}; continue with the generation of the page that gave it (generation=N), or start again`,
+        'invalid_cursor',
+      );
+    const k = sql`${at.k}::${type}`;
+    // (key <= k) lets the index scan start at the cursor; the rest skips the ties already served.
+    where.push(sql`${key} <= ${k} and (${key} < ${k} or s.seller_address > ${after})`);
+  }
+
+  let page = db.selectFrom('gen_sellers as s').selectAll('s').where('s.generation', '=', g.generation);
+  for (const w of where) page = page.where(w);
+  const rows = await page
+    .orderBy(key, 'desc')
+    .orderBy('s.seller_address')
+    .limit(p.limit + 1)
+    .execute();
+
+  let count = db
+    .selectFrom('gen_sellers as s')
+    .select(sql<number>`count(*)::int`.as('n'))
+    .where('s.generation', '=', g.generation);
+  for (const w of filters(db, g, p)) count = count.where(w);
+  const total = (await count.executeTakeFirstOrThrow()).n;
+
+  const shown = rows.slice(0, p.limit);
+  const addresses = shown.map((r) => r.seller_address);
+  const names = await displayNames(db, g.generation, addresses);
+  const groups = await operatorGroups(db, g, addresses);
+  return {
+    count: shown.length,
+    next_cursor: rows.length > p.limit ? encodeDirectoryCursor(sort, digest, shown.at(-1)!.seller_address) : null,
+    total,
+    generation: g.generation,
+    method_version: g.method_version,
+    sort,
+    sellers: shown.map((r): Row => ({
+      seller_address: r.seller_address,
+      slug: r.seller_address,
+      display_name: names.get(r.seller_address) ?? null,
+      tier: r.tier,
+      evidence_state: r.evidence_state,
+      rank: r.rank,
+      verified_revenue_30d_micro: r.verified_revenue_30d_micro,
+      external_revenue_30d_micro: v3 ? r.external_revenue_30d_micro : null,
+      payments_30d: r.payments_30d,
+      payers_30d: r.payers_30d,
+      median_payment_30d_micro: r.median_payment_30d_micro,
+      farm_flag: r.farm_flag as 0 | 1,
+      farm_reasons: r.farm_reasons,
+      listing_count: r.listing_count,
+      categories: r.categories as Row['categories'],
+      classes: v3 ? CLASSES.filter((_, i) => (r.class_payments_30d?.[i] ?? 0) > 0) : null,
+      operator_group: groups.get(r.seller_address) ?? null,
+    })),
+  };
+}
