@@ -69,6 +69,8 @@ export class DocumentValidator {
   /** The errors of `body` answered with `status` by (method, path); [] when valid. */
   check(path: string, status: number, body: unknown, method = 'get'): string[] {
     const op = this.#doc.paths[path]?.[method];
+    // a path the document does not describe (an unknown route) gets the API's Error body
+    if (!op && status >= 400) return this.#validate(['components', 'schemas', 'Error'], body);
     if (!op) return [`no operation ${method.toUpperCase()} ${path}`];
     const key = op.responses[String(status)] !== undefined ? String(status) : 'default';
     let response = op.responses[key];
@@ -80,8 +82,12 @@ export class DocumentValidator {
     }
     if (status === 304) return body === undefined ? [] : ['a 304 has a body'];
     if (!response?.content?.['application/json']?.schema) return [`no JSON schema for ${path} ${status}`];
-    const validate = this.#ajv.getSchema(`openapi#${pointer([...at, 'content', 'application/json', 'schema'])}`);
-    if (!validate) return [`schema of ${path} ${status} not found`];
+    return this.#validate([...at, 'content', 'application/json', 'schema'], body);
+  }
+
+  #validate(at: string[], body: unknown): string[] {
+    const validate = this.#ajv.getSchema(`openapi#${pointer(at)}`);
+    if (!validate) return [`schema ${pointer(at)} not found`];
     return validate(body) ? [] : (validate.errors ?? []).map((e) => `${e.instancePath} ${e.message}`);
   }
 
