@@ -94,6 +94,7 @@ const HEADERS = {
   ETag: header('strong validator of (generation, URL); send it back in If-None-Match to get a 304'),
   CacheControl: header('public, max-age=<seconds until the next expected run, at most the cadence>'),
   RetryAfter: header('seconds to wait before trying again', { type: 'integer', minimum: 0 }),
+  Allow: header(`the methods the path takes: ${ALLOWED_METHODS}`),
 };
 
 const errorResponse = (status: number, description: string, extra: Json = {}) => ({
@@ -104,6 +105,9 @@ const errorResponse = (status: number, description: string, extra: Json = {}) =>
 
 const RESPONSES: Record<string, Json> = {
   BadRequest: errorResponse(400, 'A parameter is malformed, out of range, repeated or unknown; the message names it.'),
+  MethodNotAllowed: errorResponse(405, 'A method other than GET, HEAD or OPTIONS: this API is read-only.', {
+    headers: { Allow: { $ref: '#/components/headers/Allow' } },
+  }),
   UriTooLong: errorResponse(414, 'The URL is longer than 2048 characters.'),
   TooManyRequests: errorResponse(429, 'Per-client rate limit exceeded.', {
     headers: { 'Retry-After': { $ref: '#/components/headers/RetryAfter' } },
@@ -120,6 +124,7 @@ const RESPONSES: Record<string, Json> = {
 
 const commonErrors = {
   '400': { $ref: '#/components/responses/BadRequest' },
+  '405': { $ref: '#/components/responses/MethodNotAllowed' },
   '414': { $ref: '#/components/responses/UriTooLong' },
   '429': { $ref: '#/components/responses/TooManyRequests' },
   '500': { $ref: '#/components/responses/InternalError' },
@@ -204,6 +209,7 @@ export function openApiDocument(): Json {
           responses: {
             '200': { description: 'OK', content: { 'application/json': { schema: { type: 'object' } } } },
             '400': { $ref: '#/components/responses/BadRequest' },
+            '405': { $ref: '#/components/responses/MethodNotAllowed' },
             '429': { $ref: '#/components/responses/TooManyRequests' },
           },
         },
@@ -247,6 +253,7 @@ export function openApiDocument(): Json {
             },
             '304': { description: 'Not modified: If-None-Match matched the ETag (the file is the one you hold).' },
             '400': { $ref: '#/components/responses/BadRequest' },
+            '405': { $ref: '#/components/responses/MethodNotAllowed' },
             '404': {
               description: 'No such file (not_found) or generation_not_found.',
               content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
@@ -265,6 +272,7 @@ export function openApiDocument(): Json {
           responses: {
             '200': { description: 'An HTML page', content: { 'text/html': { schema: { type: 'string' } } } },
             '400': { $ref: '#/components/responses/BadRequest' },
+            '405': { $ref: '#/components/responses/MethodNotAllowed' },
             '429': { $ref: '#/components/responses/TooManyRequests' },
           },
         },

@@ -32,8 +32,28 @@ export async function get(
 }
 
 /**
- * Validates bodies against the OpenAPI document the API serves (ajv, JSON Schema 2020-12):
- * the 200 schema of an operation, or the Error schema for an error status.
+ * Every object schema of `node` that names its properties made closed (`additionalProperties:
+ * false`), whatever it declared: a strict validator rejects any property the document does not
+ * name. Objects without `properties` (a free JSON object) are left as they are. Returns a copy.
+ */
+export function closeObjects<T>(node: T): T {
+  if (Array.isArray(node)) return node.map(closeObjects) as T;
+  if (node === null || typeof node !== 'object') return node;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(node)) out[k] = closeObjects(v);
+  if (out.properties && typeof out.properties === 'object') out.additionalProperties = false;
+  return out as T;
+}
+
+/** A JSON Pointer of the given keys (RFC 6901 escapes). */
+const pointer = (keys: string[]) => keys.map((k) => `/${k.replaceAll('~', '~0').replaceAll('/', '~1')}`).join('');
+
+/**
+ * A strict validator of answers against the OpenAPI document the API serves (ajv, JSON Schema
+ * 2020-12): the status must be one the operation declares (a `default` counts), the body must
+ * match the JSON schema declared for that status (a `$ref` to components/responses followed), a
+ * 304 must have no body, and no object may hold a property the document does not name
+ * (closeObjects: even where a schema leaves objects open).
  */
 export class DocumentValidator {
   readonly #ajv: Ajv2020;
@@ -43,22 +63,39 @@ export class DocumentValidator {
     this.#doc = doc;
     this.#ajv = new Ajv2020({ strict: false, allErrors: true });
     addFormats(this.#ajv);
-    this.#ajv.addSchema(doc, 'openapi');
+    this.#ajv.addSchema(closeObjects(doc), 'openapi');
   }
 
-  /** The errors of `body` against the response schema of (path, status); [] when valid. */
-  check(path: string, status: number, body: unknown): string[] {
-    let ref: string;
-    if (status >= 400) ref = '#/components/schemas/Error';
-    else {
-      const op = this.#doc.paths[path]?.get;
-      if (!op) return [`no operation for ${path}`];
-      ref = op.responses[String(status)]?.content?.['application/json']?.schema?.$ref;
-      if (!ref) return [`no JSON schema for ${path} ${status}`];
+  /** The errors of `body` answered with `status` by (method, path); [] when valid. */
+  check(path: string, status: number, body: unknown, method = 'get'): string[] {
+    const op = this.#doc.paths[path]?.[method];
+    // a path the document does not describe (an unknown route) gets the API's Error body
+    if (!op && status >= 400) return this.#validate(['components', 'schemas', 'Error'], body);
+    if (!op) return [`no operation ${method.toUpperCase()} ${path}`];
+    const key = op.responses[String(status)] !== undefined ? String(status) : 'default';
+    let response = op.responses[key];
+    let at = ['paths', path, method, 'responses', key];
+    if (response === undefined) return [`${method.toUpperCase()} ${path} does not declare status ${status}`];
+    if (typeof response.$ref === 'string') {
+      at = (response.$ref as string).slice(2).split('/');
+      response = at.reduce((n: any, k) => n?.[k], this.#doc);
     }
-    const validate = this.#ajv.getSchema(`openapi${ref}`);
-    if (!validate) return [`schema ${ref} not found`];
+    if (status === 304) return body === undefined ? [] : ['a 304 has a body'];
+    if (!response?.content?.['application/json']?.schema) return [`no JSON schema for ${path} ${status}`];
+    return this.#validate([...at, 'content', 'application/json', 'schema'], body);
+  }
+
+  #validate(at: string[], body: unknown): string[] {
+    const validate = this.#ajv.getSchema(`openapi#${pointer(at)}`);
+    if (!validate) return [`schema ${pointer(at)} not found`];
     return validate(body) ? [] : (validate.errors ?? []).map((e) => `${e.instancePath} ${e.message}`);
+  }
+
+  /** The statuses (method, path) declares, as numbers (without `default`). */
+  statuses(path: string, method = 'get'): number[] {
+    return Object.keys(this.#doc.paths[path]?.[method]?.responses ?? {})
+      .filter((k) => k !== 'default')
+      .map(Number);
   }
 }
 
