@@ -26,6 +26,7 @@ import { metaHandler, snapshotHandler, type HandlerContext } from './handlers/sn
 import { openApiDocument } from './openapi.ts';
 import { PublishedPointer } from './published.ts';
 import type { GenerationRow } from './read/generation.ts';
+import { DEFAULT_SEARCH_TUNING, type SearchTuning } from './read/search.ts';
 import { writeJson } from '../lib/json.ts';
 
 export { openApiDocument } from './openapi.ts';
@@ -58,6 +59,12 @@ export interface ApiOptions {
    * API takes over its requests and is then made ready, not listened.
    */
   server?: http.Server;
+  /**
+   * The tuning of search (`/api/v1/sellers?q=`, src/api/read/search.ts): any of its settings,
+   * over DEFAULT_SEARCH_TUNING (prefixes of 3 letters or more matching up to 64 catalog words,
+   * address prefixes of 6 hex digits or more, and the choice of query path).
+   */
+  search?: Partial<SearchTuning>;
 }
 
 /** The header that carries ApiOptions.internalToken. */
@@ -165,7 +172,14 @@ export async function buildApi(db: Kysely<Schema>, options: ApiOptions): Promise
     },
     (error) => log.warn({ err: error }, 'published pointer unreadable; serving the last good state'),
   );
-  const ctx: HandlerContext = { db, pointer, cache, cadenceSeconds: options.cadenceSeconds, generations };
+  const ctx: HandlerContext = {
+    db,
+    pointer,
+    cache,
+    cadenceSeconds: options.cadenceSeconds,
+    generations,
+    reading: { search: { ...DEFAULT_SEARCH_TUNING, ...options.search } },
+  };
 
   for (const endpoint of ENDPOINTS) {
     const handler = endpoint.load ? snapshotHandler(ctx, endpoint) : metaHandler(ctx, endpoint);
