@@ -58,7 +58,7 @@ describe.each(backends())('search quality on the labelled set on $backend', ({ b
     });
     await publishGeneration(db.db, generation);
     app = await buildApi(db.db, { rateLimitPerMinute: 100_000, cadenceSeconds: 900 });
-  }, 240_000);
+  });
   afterAll(async () => {
     await app?.close();
     await db?.close();
