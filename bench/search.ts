@@ -70,13 +70,10 @@ try {
        and c.snapshot_id = (select catalog_snapshot_id from generations where generation = 1)
        and c.listing_id = l.listing_id;
     -- catalog rows are never updated in production; after this rewrite the postings are built
-    -- again as the insert trigger (migration 0017) builds them.
+    -- again as the insert trigger (migration 0039) builds them.
     delete from catalog_listing_words;
     insert into catalog_listing_words (snapshot_id, word, score, listing_id)
-    select c.snapshot_id, w.lexeme,
-           (case when 'A' = any(w.weights) then 4 else 0 end + case when 'B' = any(w.weights) then 2 else 0 end
-          + case when 'C' = any(w.weights) then 1 else 0 end)::smallint,
-           c.listing_id
+    select c.snapshot_id, w.lexeme, search_score(w.weights), c.listing_id
       from catalog_listings c, unnest(c.search_doc) w
      where c.snapshot_id = (select catalog_snapshot_id from generations where generation = 1);
     delete from catalog_word_bands;

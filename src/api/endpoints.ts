@@ -4,6 +4,7 @@ import type { Schema } from '../db/schema.ts';
 import type { GenerationRow } from './read/generation.ts';
 import { readSellerDirectory } from './read/directory.ts';
 import { readDirectory } from './read/listings.ts';
+import type { SearchTuning } from './read/search.ts';
 import { readMarketDaily } from './read/market.ts';
 import { readMarketSummary, readOperator, readOperators } from './read/operators.ts';
 import { readPayments } from './read/payments.ts';
@@ -58,7 +59,13 @@ export interface Endpoint {
   /** Error statuses besides the common 400/404/414/429/500/503. */
   readonly notFound: readonly string[];
   /** Reads the body of one published generation; undefined for /meta. */
-  readonly load?: (db: Kysely<Schema>, g: GenerationRow, query: any, params: any) => Promise<unknown>;
+  readonly load?: (
+    db: Kysely<Schema>,
+    g: GenerationRow,
+    query: any,
+    params: any,
+    reading: ReadOptions,
+  ) => Promise<unknown>;
   /**
    * How the read stays consistent with a concurrent prune: 'statement' = one SQL statement (an
    * empty result is re-checked against the generation), 'transaction' = several statements in
@@ -71,7 +78,12 @@ export interface Endpoint {
     readonly columns: readonly string[];
     /** Columns of catalog text, neutralised against formula injection in the CSV (src/api/csv.ts). */
     readonly catalogText: readonly string[];
-    readonly rows: (db: Kysely<Schema>, g: GenerationRow, query: any) => AsyncIterable<Record<string, unknown>>;
+    readonly rows: (
+      db: Kysely<Schema>,
+      g: GenerationRow,
+      query: any,
+      reading: ReadOptions,
+    ) => AsyncIterable<Record<string, unknown>>;
   };
 }
 
@@ -86,6 +98,12 @@ async function* allRows<P extends { next_cursor: string | null }>(
     yield* rowsOf(page);
     cursor = page.next_cursor ?? undefined;
   } while (cursor !== undefined);
+}
+
+/** What the API's options tell the readers (ApiOptions). */
+export interface ReadOptions {
+  /** The tuning of search (ApiOptions.search over DEFAULT_SEARCH_TUNING). */
+  readonly search: SearchTuning;
 }
 
 export const BASE = '/api/v1';
@@ -119,15 +137,21 @@ export const ENDPOINTS: readonly Endpoint[] = [
     response: DirectoryPage,
     responseId: 'DirectoryPage',
     notFound: ['generation_not_found'],
-    load: (db, g, q: z.output<typeof DirectoryQuery>) =>
-      readDirectory(db, g, { cursor: q.cursor, category: q.category, tier: q.tier, q: q.q, limit: q.limit ?? 50 }),
+    load: (db, g, q: z.output<typeof DirectoryQuery>, _params, reading) =>
+      readDirectory(
+        db,
+        g,
+        { cursor: q.cursor, category: q.category, tier: q.tier, q: q.q, limit: q.limit ?? 50 },
+        reading.search,
+      ),
     csv: {
       filename: (g) => `x402-tally-sellers-g${g.generation}.csv`,
       columns: Object.keys(ListingRow.shape),
       catalogText: ['resource_url', 'title', 'network', 'description', 'category'],
-      rows: (db, g, q: z.output<typeof DirectoryQuery>) =>
+      rows: (db, g, q: z.output<typeof DirectoryQuery>, reading) =>
         allRows(
-          (cursor) => readDirectory(db, g, { cursor, category: q.category, tier: q.tier, q: q.q, limit: 1000 }),
+          (cursor) =>
+            readDirectory(db, g, { cursor, category: q.category, tier: q.tier, q: q.q, limit: 1000 }, reading.search),
           (p) => p.listings as Record<string, unknown>[],
         ),
     },

@@ -26,6 +26,7 @@ import { metaHandler, snapshotHandler, type HandlerContext } from './handlers/sn
 import { openApiDocument } from './openapi.ts';
 import { PublishedPointer } from './published.ts';
 import type { GenerationRow } from './read/generation.ts';
+import { DEFAULT_SEARCH_TUNING, type SearchTuning } from './read/search.ts';
 import { writeJson } from '../lib/json.ts';
 
 export { openApiDocument } from './openapi.ts';
@@ -64,6 +65,12 @@ export interface ApiOptions {
    * API takes over its requests and is then made ready, not listened.
    */
   server?: http.Server;
+  /**
+   * The tuning of search (`/api/v1/sellers?q=`, src/api/read/search.ts): any of its settings,
+   * over DEFAULT_SEARCH_TUNING (prefixes of 3 letters or more matching up to 64 catalog words,
+   * address prefixes of 6 hex digits or more, and the choice of query path).
+   */
+  search?: Partial<SearchTuning>;
 }
 
 /** The header that carries ApiOptions.internalToken. */
@@ -178,6 +185,7 @@ export async function buildApi(db: Kysely<Schema>, options: ApiOptions): Promise
     cadenceSeconds: options.cadenceSeconds,
     publicChain: options.publicChain ?? false,
     generations,
+    reading: { search: { ...DEFAULT_SEARCH_TUNING, ...options.search } },
   };
 
   for (const endpoint of ENDPOINTS) {

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApi } from '../../src/api/index.ts';
-import { searchTuning } from '../../src/api/read/listings.ts';
+import type { SearchTuning } from '../../src/api/read/search.ts';
 import { readCatalog } from '../../src/catalog/source.ts';
 import { storeCatalogSnapshot } from '../../src/catalog/store.ts';
 import { BASE_USDC } from '../../src/config/index.ts';
@@ -10,15 +10,22 @@ import { demoCatalogPath } from '../../src/cli/demo.ts';
 import { computeGeneration } from '../../src/method/index.ts';
 import { publishGeneration } from '../../src/publish/index.ts';
 import { backends, freshDatabase, type TestDatabase } from '../helpers/db.ts';
-import { listingId, seedFixture } from './fixture.ts';
+import { A, listingId, seedFixture } from './fixture.ts';
 import { get } from './helpers.ts';
 
 /**
  * Search (`/api/v1/sellers?q=`), on the hand-written fixture and on the real Bazaar crawl. The
- * expected results of the crawl come from a model written here in TypeScript, independent of the
- * SQL: a field's words are its lowercased text cut at every character that is not a letter or a
- * digit; a listing matches when it holds every word of q; its score is, per word, 4 for the
- * title, 2 for the description, 1 for the resource URL; order: score descending, listing_id.
+ * expected results come from a model written here in TypeScript, independent of the SQL and of
+ * src/api/read/search.ts (docs/api.md, "Search"):
+ * - a field's words are its lowercased text cut at every character that is not a letter or a digit;
+ * - a listing word v matches a word w of q when v is w, or one is the other's English plural
+ *   (+s; +es after s, x, z, ch, sh, o; consonant+y -> ies; a word of NOT_PLURAL is no plural), or
+ *   when w has 3 letters or more, matches no word of the catalog that way, and v begins with w;
+ * - a listing matches when every word of q matches one of its words; its score is, per word, 4
+ *   when a matching word is in the title, + 2 in the description, + 1 in the resource URL;
+ *   order: score descending, listing_id;
+ * - a q of 6 to 40 hex digits (optional 0x) finds the listings whose seller address starts with
+ *   them, by seller address then listing_id (letters a-f only: when there are any, else words).
  */
 const wordsOf = (text: string | null) =>
   new Set(
@@ -28,8 +35,20 @@ const wordsOf = (text: string | null) =>
       .filter(Boolean),
   );
 
+const NOT_PLURAL = new Set(
+  'news series species gas bus plus status analysis basis always this has was is its us yes less across'.split(' '),
+);
+const pluralsOf = (w: string) => [
+  `${w}s`,
+  ...(/(s|x|z|ch|sh|o)$/.test(w) ? [`${w}es`] : []),
+  ...(/[^aeiou]y$/.test(w) ? [`${w.slice(0, -1)}ies`] : []),
+];
+const sameWord = (v: string, w: string) =>
+  v === w || (pluralsOf(w).includes(v) && !NOT_PLURAL.has(v)) || (pluralsOf(v).includes(w) && !NOT_PLURAL.has(w));
+
 interface ListingText {
   listing_id: string;
+  seller_address: string | null;
   title: string | null;
   description: string | null;
   resource_url: string;
@@ -37,23 +56,49 @@ interface ListingText {
   tier: string;
 }
 
-function expectedSearch(listings: ListingText[], q: string): string[] {
+/** `listings` narrowed by any filter; `catalog` every listing of the snapshot (its words decide prefixes). */
+function expectedSearch(listings: ListingText[], q: string, catalog: ListingText[] = listings): string[] {
+  const hex = /^(0x)?([0-9a-f]{6,40})$/i.exec(q.trim());
+  if (hex) {
+    const prefix = `0x${hex[2]!.toLowerCase()}`;
+    const holders = (ls: ListingText[]) => ls.filter((l) => (l.seller_address ?? '').startsWith(prefix));
+    if (hex[1] || /[0-9]/.test(hex[2]!) || holders(catalog).length > 0)
+      return holders(listings)
+        .sort((a, b) =>
+          a.seller_address! < b.seller_address!
+            ? -1
+            : a.seller_address! > b.seller_address!
+              ? 1
+              : a.listing_id < b.listing_id
+                ? -1
+                : 1,
+        )
+        .map((l) => l.listing_id);
+  }
   const words = [...wordsOf(q)];
+  const vocabulary = new Set(
+    catalog.flatMap((l) => [...wordsOf(l.title), ...wordsOf(l.description), ...wordsOf(l.resource_url)]),
+  );
+  const typed = new Set(words.filter((w) => w.length >= 3 && ![...vocabulary].some((v) => sameWord(v, w))));
+  const holds = (field: Set<string>, w: string) =>
+    [...field].some((v) => sameWord(v, w) || (typed.has(w) && v.startsWith(w)));
   const scored = listings.flatMap((l) => {
     const [t, d, u] = [wordsOf(l.title), wordsOf(l.description), wordsOf(l.resource_url)];
-    if (!words.every((w) => t.has(w) || d.has(w) || u.has(w))) return [];
-    const score = words.reduce((sum, w) => sum + (t.has(w) ? 4 : 0) + (d.has(w) ? 2 : 0) + (u.has(w) ? 1 : 0), 0);
+    if (!words.every((w) => holds(t, w) || holds(d, w) || holds(u, w))) return [];
+    const score = words.reduce(
+      (sum, w) => sum + (holds(t, w) ? 4 : 0) + (holds(d, w) ? 2 : 0) + (holds(u, w) ? 1 : 0),
+      0,
+    );
     return [{ id: l.listing_id, score }];
   });
   return scored.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1)).map((s) => s.id);
 }
 
 /**
- * The ways a search can run (src/api/read/listings.ts, searchTuning), forced: the walk through
- * score bands for any number of words, matches, combinations and rows; or never (a word's postings
- * in score order for one word, the GIN index for several).
+ * The ways a search can run (src/api/read/search.ts, SearchTuning), forced through the API's
+ * options: the walk through score bands for any number of words, matches, combinations and rows;
+ * or never (a word's postings in score order for one word, the GIN index for several).
  */
-const DEFAULT_TUNING = { ...searchTuning };
 const PATHS = {
   'band walk': {
     bandWalkMinMatches: 0,
@@ -62,18 +107,8 @@ const PATHS = {
     bandWalkMaxRows: Infinity,
   },
   'GIN index or postings': { bandWalkMinMatches: Infinity, bandWalkOneWord: 'never' },
-} as const;
+} as const satisfies Record<string, Partial<SearchTuning>>;
 type PathName = keyof typeof PATHS;
-
-/** Runs `fn` with the search forced onto one path (the tuning is read at each request). */
-async function onPath<T>(path: PathName, fn: () => Promise<T>): Promise<T> {
-  Object.assign(searchTuning, PATHS[path]);
-  try {
-    return await fn();
-  } finally {
-    Object.assign(searchTuning, DEFAULT_TUNING);
-  }
-}
 
 /** Every listing_id of a search, following next_cursor page by page. */
 async function searchAll(app: FastifyInstance, query: string, limit: number): Promise<string[]> {
@@ -157,8 +192,8 @@ describe.each(backends())('search on the fixture on $backend', ({ backend }) => 
       )
       .execute();
     app = await buildApi(db.db, { rateLimitPerMinute: 100_000, cadenceSeconds: 900 });
-    // one app per forced path: each has its own response cache
-    walkApp = await buildApi(db.db, { rateLimitPerMinute: 100_000, cadenceSeconds: 900 });
+    // the band walk forced through the API's options
+    walkApp = await buildApi(db.db, { rateLimitPerMinute: 100_000, cadenceSeconds: 900, search: PATHS['band walk'] });
   });
   afterAll(async () => {
     await app?.close();
@@ -200,6 +235,35 @@ describe.each(backends())('search on the fixture on $backend', ({ backend }) => 
     expect(await ids('q=%22quoted%22')).toEqual([listingId(3)]);
   });
 
+  it('behavior: a word finds its plural and singular forms', async () => {
+    expect(await ids('q=orbits')).toEqual([10, 9, 8].map(listingId)); // orbit: title of 10, description of 9, URL of 8
+    expect(await ids('q=image')).toEqual([listingId(7)]); // description 'images'
+    expect(await ids('q=completion')).toEqual([listingId(1)]); // description 'LLM completions'
+    expect(await ids('q=searches')).toEqual([listingId(4)]); // title 'Gamma search' (+es after ch)
+    expect(await ids('q=arts%20inferences')).toEqual([]); // 'art' is 7's, 'inference' 1's: no listing holds both
+  });
+
+  it('behavior: a word being typed (3 letters or more, no word of the catalog) finds the words it begins', async () => {
+    expect(await ids('q=orb')).toEqual([10, 9, 8].map(listingId)); // orbit
+    expect(await ids('q=ima')).toEqual([listingId(7)]); // images
+    expect(await ids('q=infer%20alp')).toEqual([listingId(1)]); // inference + alpha, both in 1's title
+    expect(await ids('q=or')).toEqual([]); // 2 letters: no prefix
+    expect(await ids('q=ar')).toEqual([]);
+    // 'art' is a word of the catalog: a whole word, not a prefix of 'article' (none here) nor of anything else
+    expect(await ids('q=art')).toEqual([listingId(7)]);
+  });
+
+  it('behavior: a q of 6 hex digits or more finds the listings of the sellers whose address starts with it', async () => {
+    expect(await ids(`q=${A}`)).toEqual([1, 2].map(listingId)); // seller A: listings 1 and 2
+    expect(await ids('q=0xBCBCBC')).toEqual([listingId(3)]); // B, any case, with 0x
+    expect(await ids('q=cdcdcdcd')).toEqual([listingId(4)]); // C without 0x
+    expect(await ids('q=dedede')).toEqual([listingId(5)]); // letters only, and D's address starts with them
+    expect(await ids('q=ababab&tier=listed_only')).toEqual([]); // A is verified
+    expect(await ids('q=0x010101')).toEqual([]); // no seller's address
+    expect(await ids('q=facade')).toEqual([]); // letters only, no address: a word, held by no listing
+    expect(await ids('q=ababa')).toEqual([]); // 5 digits: a word
+  });
+
   it('behavior: q combines with category and tier', async () => {
     expect(await ids('q=example&category=inference')).toEqual([1, 3, 5, 6].map(listingId));
     expect(await ids('q=orbit&category=other')).toEqual([10, 9, 8].map(listingId));
@@ -208,10 +272,8 @@ describe.each(backends())('search on the fixture on $backend', ({ backend }) => 
   });
 
   it('behavior: searches of several words walked through score bands give the same rows', async () => {
-    const walked = (query: string) =>
-      onPath('band walk', async () =>
-        (await get(walkApp, `/api/v1/sellers?${query}`)).json.listings.map((l: { listing_id: string }) => l.listing_id),
-      );
+    const walked = async (query: string) =>
+      (await get(walkApp, `/api/v1/sellers?${query}`)).json.listings.map((l: { listing_id: string }) => l.listing_id);
     // orbit + api: 10 has 'orbit' in its title and 'api' in its URL (4 + 1), 9 in its description (2 + 1),
     // 8 both in its URL (1 + 1): three combinations of bands, one listing each
     expect(await walked('q=orbit%20api')).toEqual([10, 9, 8].map(listingId));
@@ -229,8 +291,8 @@ describe.each(backends())('search on the fixture on $backend', ({ backend }) => 
     expect(await walked('q=api%20orbit&tier=listed_only&category=other')).toEqual([10, 9, 8].map(listingId));
     expect(await walked('q=api%20orbit&tier=verified')).toEqual([]);
     // paging one row at a time: each page walks again with one more row to skip
-    expect(await onPath('band walk', () => searchAll(walkApp, 'q=orbit%20api', 1))).toEqual([10, 9, 8].map(listingId));
-    expect(await onPath('band walk', () => searchAll(walkApp, 'q=example%20api%20https', 4))).toEqual(
+    expect(await searchAll(walkApp, 'q=orbit%20api', 1)).toEqual([10, 9, 8].map(listingId));
+    expect(await searchAll(walkApp, 'q=example%20api%20https', 4)).toEqual(
       [1, 2, 3, 4, 5, 6, 7, 8, 9, 10].map(listingId),
     );
   });
@@ -302,12 +364,12 @@ describe.each(backends())('search over the real crawl on $backend', ({ backend }
     await publishGeneration(db.db, generation);
     listings = await db.db
       .selectFrom('gen_listings')
-      .select(['listing_id', 'title', 'description', 'resource_url', 'category', 'tier'])
+      .select(['listing_id', 'seller_address', 'title', 'description', 'resource_url', 'category', 'tier'])
       .where('generation', '=', generation)
       .execute();
     app = await buildApi(db.db, { rateLimitPerMinute: 100_000, cadenceSeconds: 900 });
     for (const path of Object.keys(PATHS) as PathName[])
-      apps[path] = await buildApi(db.db, { rateLimitPerMinute: 100_000, cadenceSeconds: 900 });
+      apps[path] = await buildApi(db.db, { rateLimitPerMinute: 100_000, cadenceSeconds: 900, search: PATHS[path] });
   }, 120_000);
   afterAll(async () => {
     await app?.close();
@@ -333,6 +395,7 @@ describe.each(backends())('search over the real crawl on $backend', ({ backend }
     const expected = expectedSearch(
       listings.filter((l) => l.category === 'inference'),
       'api',
+      listings,
     );
     expect(await searchAll(app, 'q=api&category=inference', 50)).toEqual(expected);
   });
@@ -365,11 +428,12 @@ describe.each(backends())('search over the real crawl on $backend', ({ backend }
       const expected = expectedSearch(
         listings.filter((l) => !key || (l as unknown as Record<string, string>)[key] === value),
         q!,
+        listings,
       );
       const url = `q=${encodeURIComponent(q!)}${filter ? `&${filter}` : ''}`;
       // paged by 7 when that is a few dozen pages (each page of the walk walks again from the best score)
       for (const limit of expected.length > 250 ? [50] : [7, 50])
-        expect(await onPath(path, () => searchAll(apps[path], url, limit))).toEqual(expected);
+        expect(await searchAll(apps[path], url, limit)).toEqual(expected);
     },
   );
 

@@ -12,7 +12,7 @@ import {
   type ResponseCache,
 } from '../cache.ts';
 import { sendCsv, wantsCsv } from '../csv.ts';
-import type { Endpoint } from '../endpoints.ts';
+import type { Endpoint, ReadOptions } from '../endpoints.ts';
 import { ApiError, badParameter, generationNotFound, noGeneration } from '../errors.ts';
 import { writeJson } from '../../lib/json.ts';
 import type { PublishedPointer, PublishedState } from '../published.ts';
@@ -28,6 +28,8 @@ export interface HandlerContext {
   readonly publicChain: boolean;
   /** Rows of published generations (immutable), by number; pruned ones are dropped on refresh. */
   readonly generations: Map<number, GenerationRow>;
+  /** What the API's options tell the readers. */
+  readonly reading: ReadOptions;
 }
 
 /** Parses query or path parameters; the first problem becomes a 400 naming the parameter. */
@@ -119,7 +121,8 @@ async function readBody(
   params: unknown,
 ): Promise<unknown> {
   const load = endpoint.load!;
-  if (endpoint.reads === 'transaction') return inSnapshot(ctx.db, n, (trx, g) => load(trx, g, query, params));
+  if (endpoint.reads === 'transaction')
+    return inSnapshot(ctx.db, n, (trx, g) => load(trx, g, query, params, ctx.reading));
   let g = ctx.generations.get(n);
   if (!g) {
     const row = await readPublishedGeneration(ctx.db, n);
@@ -130,7 +133,7 @@ async function readBody(
   const stillPublished = async () => (await readPublishedGeneration(ctx.db, n)) !== null;
   let body: unknown;
   try {
-    body = await load(ctx.db, g, query, params);
+    body = await load(ctx.db, g, query, params, ctx.reading);
   } catch (error) {
     if (error instanceof ApiError && error.statusCode === 404 && !(await stillPublished())) throw generationNotFound(n);
     throw error;
@@ -202,7 +205,7 @@ export function snapshotHandler(ctx: HandlerContext, endpoint: Endpoint) {
         return sendCsv(
           reply,
           { filename: endpoint.csv.filename(g), columns, catalogText },
-          endpoint.csv.rows(ctx.db, g, query),
+          endpoint.csv.rows(ctx.db, g, query, ctx.reading),
         );
       }
     }

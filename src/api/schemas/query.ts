@@ -94,10 +94,12 @@ export const DirectoryQuery = z.strictObject({
     .optional()
     .meta({
       description:
-        'full-text search over title, description and resource URL: the listings that hold every word of q (words are cut at ' +
-        'anything that is not a letter or a digit; case-insensitive; no stemming), by descending score (per word of q: 4 if ' +
-        'in the title, +2 if in the description, +1 if in the resource URL), then by listing_id. At most 200 characters; ' +
-        'no U+0000.',
+        'search over title, description and resource URL: the listings that match every word of q (words are cut at anything ' +
+        'that is not a letter or a digit; case-insensitive; a word also matches its plural and singular, and a word of 3 ' +
+        'letters or more that is no word of the catalog matches the words that begin with it), by descending score (per word ' +
+        'of q: 4 if matched in the title, +2 in the description, +1 in the resource URL), then by listing_id. A q of 6 to 40 ' +
+        'hex digits, with or without 0x, finds the listings of the sellers whose address starts with it, by seller address, ' +
+        'then listing_id. At most 200 characters; no U+0000.',
     }),
   limit: integer(1, 50).optional().meta({ description: 'rows per page, 1..50, default 50' }),
   generation,
