@@ -21,6 +21,7 @@ import {
 } from '../api/schemas/responses.ts';
 import { parseJsonLossless } from '../lib/json.ts';
 import type { ApiClient } from './client.ts';
+import { TallyError } from '../lib/errors.ts';
 
 /**
  * The tools of the MCP server. Each one reads the public API (through an ApiClient) and returns
@@ -29,7 +30,7 @@ import type { ApiClient } from './client.ts';
  */
 
 /** A failure a tool reports to its caller: the API's error code and a message naming the argument. */
-export class ToolFailure extends Error {
+export class ToolFailure extends TallyError {
   constructor(
     readonly code: string,
     message: string,
