@@ -8,7 +8,7 @@
  *
  *   BENCH_DATABASE_URL=postgres://... npx tsx bench/api.ts      (falls back to TEST_DATABASE_URL)
  *
- * Needs `nginx` and `wrk` on PATH. Creates and drops its own schema. Results: stdout (markdown)
+ * Needs `nginx` and `wrk` on PATH (it prints the apt-get line when one is missing). Creates and drops its own schema. Results: stdout (markdown)
  * and bench/out/api.json.
  */
 import { spawn } from 'node:child_process';
@@ -20,7 +20,7 @@ import { openDatabase } from '../src/db/index.ts';
 import { createScratchSchema } from '../src/db/scratch-schema.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { projectRoot } from '../src/lib/paths.ts';
-import { runPaced, runWrk, type WrkResult } from './api/load.ts';
+import { getOnce, missingTools, runPaced, runWrk, type WrkResult } from './api/load.ts';
 import { startNginx } from './api/nginx.ts';
 import { seedBenchGeneration } from './api/seed.ts';
 
@@ -29,6 +29,11 @@ if (!base) {
   console.error(
     'set BENCH_DATABASE_URL (or TEST_DATABASE_URL) to a Postgres database the benchmark may create a schema in',
   );
+  process.exit(1);
+}
+const install = missingTools(['nginx', 'wrk']);
+if (install) {
+  console.error(`the API benchmark needs nginx and wrk on PATH; install them with:\n  ${install}`);
   process.exit(1);
 }
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
@@ -90,13 +95,33 @@ try {
   const root = path.join(work, 'root');
   mkdirSync(root, { mode: 0o755 });
   for (const c of cases) {
-    const res = await fetch(api + c.path);
+    const res = await getOnce(api + c.path);
     if (res.status !== 200) throw new Error(`${c.path}: ${res.status}`);
-    writeFileSync(path.join(root, c.file), await res.text());
+    writeFileSync(path.join(root, c.file), res.body);
   }
   const nginx = await startNginx(path.join(work, 'nginx'), root);
   stops.push(nginx.stop);
   const static_ = `http://127.0.0.1:${nginx.port}`;
+  // The 304 case: the first page asked again with the ETag each server gave it.
+  const apiTag = (await getOnce(`${api}/api/v1/sellers`)).etag;
+  const nginxTag = (await getOnce(`${static_}/directory.json`)).etag;
+  if (!apiTag || !nginxTag) throw new Error('no ETag from the API or nginx: cannot measure the 304 case');
+  const measured: {
+    name: string;
+    path: string;
+    file: string;
+    apiHeaders?: Record<string, string>;
+    nginxHeaders?: Record<string, string>;
+  }[] = [
+    ...cases,
+    {
+      name: 'directory, first page: 304 (If-None-Match)',
+      path: '/api/v1/sellers',
+      file: 'directory.json',
+      apiHeaders: { 'if-none-match': apiTag },
+      nginxHeaders: { 'if-none-match': nginxTag },
+    },
+  ];
 
   const rows: {
     name: string;
@@ -106,17 +131,19 @@ try {
     apiRate: WrkResult;
     nginxRate: WrkResult;
   }[] = [];
-  for (const c of cases) {
-    const bytes = (await (await fetch(api + c.path)).text()).length;
+  for (const c of measured) {
+    const bytes = c.apiHeaders ? 0 : Buffer.byteLength((await getOnce(api + c.path)).body);
     const apiUrl = api + c.path;
     const nginxUrl = `${static_}/${c.file}`;
+    const onApi = { connections: CONNECTIONS, headers: c.apiHeaders };
+    const onNginx = { connections: CONNECTIONS, headers: c.nginxHeaders };
     // Warm-up (JIT, caches) before each measured pair.
-    runWrk(apiUrl, { connections: CONNECTIONS, seconds: 2 });
-    runWrk(nginxUrl, { connections: CONNECTIONS, seconds: 2 });
-    const a = runWrk(apiUrl, { connections: CONNECTIONS, seconds: SECONDS });
-    const n = runWrk(nginxUrl, { connections: CONNECTIONS, seconds: SECONDS });
-    const ar = runPaced(apiUrl, { rate: RATE, seconds: SECONDS, dir: work });
-    const nr = runPaced(nginxUrl, { rate: RATE, seconds: SECONDS, dir: work });
+    runWrk(apiUrl, { ...onApi, seconds: 2 });
+    runWrk(nginxUrl, { ...onNginx, seconds: 2 });
+    const a = runWrk(apiUrl, { ...onApi, seconds: SECONDS });
+    const n = runWrk(nginxUrl, { ...onNginx, seconds: SECONDS });
+    const ar = runPaced(apiUrl, { rate: RATE, seconds: SECONDS, dir: work, headers: c.apiHeaders });
+    const nr = runPaced(nginxUrl, { rate: RATE, seconds: SECONDS, dir: work, headers: c.nginxHeaders });
     rows.push({ name: c.name, bytes, api: a, nginx: n, apiRate: ar, nginxRate: nr });
     console.error(
       `${c.name}: api ${a.rps.toFixed(0)} rps, nginx ${n.rps.toFixed(0)} rps; p99 at ${RATE}/s: api ${ar.p99Ms.toFixed(2)} ms`,

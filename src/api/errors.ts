@@ -1,9 +1,11 @@
+import { TallyError } from '../lib/errors.ts';
+
 /**
  * API errors: every failure leaves as `{"error":{"code","message"}}` with a snake_case code and
  * a human message that says what was wrong (for a 400: which parameter and why). Internal
  * failures never carry their own text: no stack, SQL, file path or RPC URL reaches a client.
  */
-export class ApiError extends Error {
+export class ApiError extends TallyError {
   constructor(
     readonly statusCode: number,
     readonly code: string,

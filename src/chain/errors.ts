@@ -2,18 +2,18 @@ import { getLogsRetryHelper } from '@ponder/utils';
 import { BaseError, HttpRequestError, ResponseBodyTooLargeError, RpcRequestError, TimeoutError, type Hex } from 'viem';
 import { isRetryableStatus, parseRetryAfter } from '../lib/retry.ts';
 import { UnsupportedProtocolError } from './node-fetch.ts';
+import { TallyError } from '../lib/errors.ts';
 
 /**
  * A response that contradicts itself or the request (a null result, a log outside the requested
  * range or of another address, duplicate log positions, a block hash that disagrees with the
  * block). The node may answer correctly next time, so the retry layer retries it.
  */
-export class InvalidResponseError extends Error {
-  constructor(
-    message: string,
-    readonly details: Record<string, unknown> = {},
-  ) {
-    super(message);
+export class InvalidResponseError extends TallyError {
+  declare readonly details: Record<string, unknown>;
+
+  constructor(message: string, details: Record<string, unknown> = {}) {
+    super(message, { details });
     this.name = 'InvalidResponseError';
   }
 }
@@ -23,7 +23,7 @@ export class InvalidResponseError extends Error {
  * Not retried as is: the caller splits the range. `maxSpan` is the number of blocks per request
  * the provider suggested, when it said so.
  */
-export class RangeTooLargeError extends Error {
+export class RangeTooLargeError extends TallyError {
   constructor(
     readonly maxSpan: bigint | undefined,
     message: string,

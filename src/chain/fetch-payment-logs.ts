@@ -1,4 +1,4 @@
-import { TemporaryError } from '../lib/errors.ts';
+import { TallyError, TemporaryError } from '../lib/errors.ts';
 import type { BlockCache } from './block-cache.ts';
 import type { ChainClient } from './client.ts';
 import { decodeAuthorization, decodeTransfer } from './decode.ts';
@@ -35,7 +35,7 @@ export interface PaymentLogsRequest {
 }
 
 /** Two responses (logs, headers) that disagree about a block: one of them is wrong. */
-class CrossCheckError extends Error {
+class CrossCheckError extends TallyError {
   constructor(
     readonly block: bigint,
     why: string,

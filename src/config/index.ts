@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { CONFIG_KEYS } from './keys.ts';
+import { TallyError } from '../lib/errors.ts';
 
 export {
   BASE_BATCH_SETTLEMENT_FROM_BLOCK,
@@ -25,7 +26,7 @@ export const ConfigSchema = z.object(Object.fromEntries(CONFIG_KEYS.map((k) => [
 
 export type Config = Readonly<z.output<typeof ConfigSchema>>;
 
-export class ConfigError extends Error {
+export class ConfigError extends TallyError {
   constructor(readonly problems: string[]) {
     super(`invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
     this.name = 'ConfigError';

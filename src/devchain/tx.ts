@@ -16,6 +16,7 @@ import {
   type WalletClient,
 } from 'viem';
 import type { LocalAccount } from 'viem/accounts';
+import { TallyError } from '../lib/errors.ts';
 
 /** viem clients bound to one local node. */
 export interface DevClients {
@@ -100,7 +101,7 @@ export class TxSender {
 }
 
 /** A transaction that was mined but reverted. */
-export class TransactionRevertedError extends Error {
+export class TransactionRevertedError extends TallyError {
   constructor(readonly receipt: TransactionReceipt) {
     super(`transaction ${receipt.transactionHash} reverted in block ${receipt.blockNumber}`);
     this.name = 'TransactionRevertedError';

@@ -23,6 +23,7 @@ import { MarketSummary } from '../api/schemas/groups.ts';
 import { explain, GLOSSARY } from '../api/glossary.ts';
 import { parseJsonLossless } from '../lib/json.ts';
 import type { ApiClient } from './client.ts';
+import { TallyError } from '../lib/errors.ts';
 
 /**
  * The tools of the MCP server. Each one reads the public API (through an ApiClient) and returns
@@ -31,7 +32,7 @@ import type { ApiClient } from './client.ts';
  */
 
 /** A failure a tool reports to its caller: the API's error code and a message naming the argument. */
-export class ToolFailure extends Error {
+export class ToolFailure extends TallyError {
   constructor(
     readonly code: string,
     message: string,

@@ -2,17 +2,10 @@ import { createHash } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Schema } from '../db/schema.ts';
 import { writeJson } from '../lib/json.ts';
-import { BUNDLE_NDJSON_FILES, bundleFileText, type GenerationHead } from './bundle.ts';
+import { BUNDLE_NDJSON_FILES, bundleFileText } from './bundle.ts';
+import { BUNDLE_FORMAT, type GenerationHead, type Manifest, type ManifestFile } from './bundle-schema.ts';
 
-export const BUNDLE_FORMAT = 'x402-tally-bundle/1';
-
-export interface ManifestFile {
-  name: string;
-  sha256: string;
-  rows: number;
-}
-
-export type Manifest = GenerationHead & { format: string; files: ManifestFile[] };
+export { BUNDLE_FORMAT, type Manifest, type ManifestFile } from './bundle-schema.ts';
 
 /** A file of a bundle as built once and stored in `bundle_files`: the manifest's entry and its size. */
 export interface BundleFileDigest extends ManifestFile {

@@ -4,26 +4,10 @@ import { pagesOf } from '../db/cursor.ts';
 import { pgPoolOf } from '../db/index.ts';
 import { GEN_LISTING_COLUMNS, type Schema } from '../db/schema.ts';
 import { TallyError } from '../lib/errors.ts';
+import type { GenerationHead } from './bundle-schema.ts';
 
-/** What a generation's manifest says of it, before its list of files. */
-export interface GenerationHead {
-  generation: number;
-  method_version: string;
-  generated_at: string;
-  as_of: { block_number: bigint; block_hash: string; timestamp: bigint };
-  window: { start: bigint; end: bigint; seconds: bigint; market_from: bigint };
-  constants: unknown;
-  sources: unknown;
-  digests: { catalog_sha256: string; evidence_sha256: string | null };
-  catalog: {
-    snapshot_id: bigint;
-    source: string;
-    fetched_at: string;
-    items: number;
-    listings: number;
-    rejected: number;
-  };
-}
+/** What a generation's manifest says of it, before its list of files (the manifest's schema). */
+export type { GenerationHead } from './bundle-schema.ts';
 
 /**
  * A generation as plain rows: what `export` writes and what `audit` compares. Every value is
@@ -256,8 +240,8 @@ export async function readGenerationHead(db: Kysely<Schema>, generation: number)
     generated_at: g.generated_at.toISOString(),
     as_of: { block_number: g.as_of_block, block_hash: g.as_of_block_hash, timestamp: g.as_of_ts },
     window: { start: g.window_start_ts, end: g.as_of_ts, seconds: g.window_seconds, market_from: g.market_from_ts },
-    constants: g.constants,
-    sources: g.sources,
+    constants: g.constants as GenerationHead['constants'],
+    sources: g.sources as GenerationHead['sources'],
     digests: { catalog_sha256: g.catalog_sha256, evidence_sha256: g.evidence_sha256 },
     catalog: {
       snapshot_id: g.catalog_snapshot_id,

@@ -2,21 +2,19 @@ import { createHash } from 'node:crypto';
 import { mkdir, open, readFile, rename, rm, rmdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Kysely } from 'kysely';
-import { z } from 'zod';
 import type { Schema } from '../db/schema.ts';
 import { TallyError } from '../lib/errors.ts';
 import { parseJsonLossless } from '../lib/json.ts';
 import { BUNDLE_NDJSON_FILES, readGenerationHead, type GenerationRows } from './bundle.ts';
 import {
-  BUNDLE_FORMAT,
   bundleManifest,
   digestBundleFile,
   manifestText,
   readBundleDigests,
   storeBundleDigests,
   type BundleFileDigest,
-  type Manifest,
 } from './bundle-manifest.ts';
+import { firstIssue, ManifestSchema, parseBundleFile, type Manifest } from './bundle-schema.ts';
 
 export { BUNDLE_FORMAT, type Manifest, type ManifestFile } from './bundle-manifest.ts';
 
@@ -89,41 +87,6 @@ export const BUNDLE_FILE_NAMES: readonly string[] = ['manifest.json', ...Object.
 /** The largest manifest.json read, in bytes. */
 export const MAX_MANIFEST_BYTES = 1_000_000;
 
-const chainInt = z
-  .union([z.bigint(), z.int()], { error: 'must be a whole number' })
-  .transform((v) => BigInt(v))
-  .pipe(z.bigint().nonnegative('must not be negative'));
-const hex64 = z.string().regex(/^[0-9a-f]{64}$/, 'must be 64 lowercase hex digits');
-
-/**
- * A bundle's manifest as `exportGeneration` writes it. A bundle is untrusted input: the manifest
- * is parsed field by field, and the first field that does not fit is named.
- */
-const ManifestSchema = z.looseObject({
-  format: z.literal(BUNDLE_FORMAT, { error: (i) => `is ${JSON.stringify(i.input)}, not ${BUNDLE_FORMAT}` }),
-  generation: z.int().positive(),
-  method_version: z.string().regex(/^\d+\.\d+\.\d+$/, 'must be a version like 1.0.0'),
-  generated_at: z.string(),
-  as_of: z.looseObject({
-    block_number: chainInt,
-    block_hash: z.string().regex(/^0x[0-9a-f]{64}$/, 'must be 0x + 64 hex digits'),
-    timestamp: chainInt,
-  }),
-  window: z.looseObject({ start: chainInt, end: chainInt, seconds: chainInt, market_from: chainInt }),
-  constants: z.record(z.string(), z.unknown()),
-  sources: z.array(z.unknown()),
-  digests: z.looseObject({ catalog_sha256: hex64, evidence_sha256: hex64.nullable() }),
-  catalog: z.looseObject({
-    snapshot_id: chainInt,
-    source: z.string(),
-    fetched_at: z.string(),
-    items: z.int(),
-    listings: z.int(),
-    rejected: z.int(),
-  }),
-  files: z.array(z.strictObject({ name: z.string(), sha256: hex64, rows: z.int().nonnegative() })),
-});
-
 export interface Bundle {
   manifest: Manifest;
   rows: GenerationRows;
@@ -134,7 +97,8 @@ export interface Bundle {
 /**
  * Reads a bundle written by `exportGeneration`. Integrity problems (a file changed after export)
  * are reported in `integrity`, not thrown, so that an audit can also say which rows differ.
- * Throws when the manifest is missing or of another format.
+ * Throws when the manifest is missing or of another format, or when a row does not fit its
+ * file's schema (the error names the file, the line and the field: bundle-schema.ts).
  */
 export async function readBundle(dir: string): Promise<Bundle> {
   const file = path.join(dir, 'manifest.json');
@@ -153,11 +117,8 @@ export async function readBundle(dir: string): Promise<Bundle> {
     throw new TallyError(`${file} is not valid JSON (truncated?): is this an x402-tally bundle?`);
   }
   const parsed = ManifestSchema.safeParse(json);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw new TallyError(`${file}: ${issue.path.join('.') || 'the manifest'}: ${issue.message}`);
-  }
-  const manifest = parsed.data as Manifest;
+  if (!parsed.success) throw new TallyError(`${file}: ${firstIssue(parsed.error, 'the manifest')}`);
+  const manifest: Manifest = parsed.data;
   const integrity: string[] = [];
   const rows = { generation: manifest } as unknown as GenerationRows;
   for (const [name, key] of Object.entries(FILES)) {
@@ -172,11 +133,11 @@ export async function readBundle(dir: string): Promise<Bundle> {
       (rows as any)[key] = [];
       continue;
     }
-    const lines = text.split('\n').filter((l) => l.length > 0);
+    const parsed = parseBundleFile(name, path.join(dir, name), text);
     if (sha256(text) !== entry.sha256)
       integrity.push(`${name}: sha256 differs from the manifest (the file was changed)`);
-    if (lines.length !== entry.rows) integrity.push(`${name}: ${lines.length} rows, the manifest says ${entry.rows}`);
-    (rows as any)[key] = key === 'catalogItemLines' ? lines : lines.map((l) => parseJsonLossless(l));
+    if (parsed.length !== entry.rows) integrity.push(`${name}: ${parsed.length} rows, the manifest says ${entry.rows}`);
+    (rows as any)[key] = parsed;
   }
   return { manifest, rows, integrity };
 }

@@ -132,7 +132,7 @@ async function firstBlockOfDay(
  * Headers of these blocks, each checked against the hash its logs carried: a mismatch means the
  * node answered from two forks, and the chunk is read again (a bounded number of times).
  */
-class HashMismatch extends Error {}
+class HashMismatch extends TallyError {}
 async function headersOf(
   o: StreamsOptions,
   want: ReadonlyMap<bigint, Hex>,

@@ -164,6 +164,26 @@ describe.each(backends())('publishing on $backend', ({ backend }) => {
         `payment ${changed.tx_hash}:${changed.log_index} value: published ${changed.value + 1}, recomputed ${changed.value}`,
         `payment ${removed.tx_hash}:${removed.log_index}: published absent, recomputed present`,
       ]);
+
+      // A row that does not fit its file's shape is refused, naming the file, its line and field.
+      // The fourth line's value as text (a JSON string, not an integer):
+      const quoted = [...lines];
+      quoted[3] = quoted[3]!.replace(/"value":(\d+)/, '"value":"$1"');
+      expect(quoted[3]).toMatch(/"value":"\d+"/);
+      await writeFile(file, `${quoted.join('\n')}\n`);
+      await expect(readBundle(out)).rejects.toThrow(`${file} line 4: value: must be a whole number`);
+      // The second seller without its tier, the rest of the file intact:
+      await writeFile(file, `${lines.join('\n')}\n`);
+      const sellersFile = path.join(out, 'sellers.ndjson');
+      const sellerLines = sellersText.split('\n');
+      sellerLines[1] = sellerLines[1]!.replace(/"tier":"[a-z_]+",/, '');
+      expect(sellerLines[1]).not.toContain('"tier"');
+      await writeFile(sellersFile, sellerLines.join('\n'));
+      await expect(readBundle(out)).rejects.toThrow(`${sellersFile} line 2: tier:`);
+      // A line that is not JSON at all (cut short):
+      sellerLines[1] = sellerLines[1]!.slice(0, 20);
+      await writeFile(sellersFile, sellerLines.join('\n'));
+      await expect(readBundle(out)).rejects.toThrow(`${sellersFile} line 2: not valid JSON`);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
