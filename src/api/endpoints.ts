@@ -169,15 +169,15 @@ export const ENDPOINTS: readonly Endpoint[] = [
     responseId: 'SellerDirectoryPage',
     notFound: ['generation_not_found'],
     reads: 'transaction',
-    load: (db, g, q: z.output<typeof SellerDirectoryQuery>) =>
-      readSellerDirectory(db, g, directoryParams(q, q.limit ?? 50)),
+    load: (db, g, q: z.output<typeof SellerDirectoryQuery>, _params, reading) =>
+      readSellerDirectory(db, g, directoryParams(q, q.limit ?? 50), reading.search),
     csv: {
       filename: (g) => `x402-tally-directory-g${g.generation}.csv`,
       columns: Object.keys(DirectorySeller.shape),
       catalogText: ['display_name', 'categories'],
-      rows: (db, g, q: z.output<typeof SellerDirectoryQuery>) =>
+      rows: (db, g, q: z.output<typeof SellerDirectoryQuery>, reading) =>
         allRows(
-          (cursor) => readSellerDirectory(db, g, { ...directoryParams(q, 1000), cursor }),
+          (cursor) => readSellerDirectory(db, g, { ...directoryParams(q, 1000), cursor }, reading.search),
           (p) => p.sellers as Record<string, unknown>[],
         ),
     },

@@ -228,6 +228,9 @@ describe.each(backends())('seller directory on $backend', ({ backend }) => {
       ['alpha', [A]], // listing 1's title
       ['Inference', [A, E]], // titles of listings 1 and 9 ("Echo inference")
       ['idle', [D]], // listing 5's description
+      ['completion', [A]], // the singular of listing 1's "completions" (the listing search's plurals)
+      ['inferences', [A, E]], // the plural of "inference"
+      ['gam', [C]], // a prefix of 3 letters that is no word of the catalog: "Gamma search"
       ['example api', [A, B, E, F, C, D]], // every resource URL (the proxy's listing has no seller in 3.0.0)
       ['nothing-here', []],
       ['ababab', [A]], // the start of A's address, 6 hex digits

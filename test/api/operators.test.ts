@@ -96,6 +96,20 @@ describe.each(backends())('operator groups and the market summary over the API o
     ).toBeNull();
   });
 
+  it('behavior: the directory rows name the same group, or null', async () => {
+    const rows = async (generation: number) =>
+      new Map(
+        (await checked(`/api/v1/directory?generation=${generation}&limit=100`, '/api/v1/directory')).json.sellers.map(
+          (s: { seller_address: string; operator_group: string | null }) => [s.seller_address, s.operator_group],
+        ),
+      );
+    const g2 = await rows(2);
+    expect([S.A, S.B, S.C].map((a) => g2.get(a))).toEqual([GROUP, GROUP, GROUP]);
+    expect(g2.get(S.D)).toBeNull();
+    // generation 1 was computed without the step: no seller has a group there
+    expect([...(await rows(1)).values()].every((v) => v === null)).toBe(true);
+  });
+
   it('default: the market summary and its change', async () => {
     const res = await checked('/api/v1/market/summary?generation=2', '/api/v1/market/summary');
     expect(res.json).toEqual({

@@ -8,6 +8,7 @@ import { CLASSES, hasClasses, type EvidenceClass } from './classes.ts';
 import { displayNames } from './display-name.ts';
 import type { GenerationRow } from './generation.ts';
 import { listingSearchSellers } from './search-match.ts';
+import { matchTerms, type SearchTuning } from './search.ts';
 
 export interface SellerDirectoryParams {
   sort?: DirectorySort | undefined;
@@ -39,14 +40,21 @@ const KEYS: Record<DirectorySort, { key: RawBuilder<unknown>; type: RawBuilder<u
 const ADDRESS_PREFIX = /^(?:0x)?([0-9a-f]{6,40})$/i;
 
 /** The conditions of the filters on gen_sellers `s` of generation g (besides the generation). */
-function filters(db: Kysely<Schema>, g: GenerationRow, p: SellerDirectoryParams): RawBuilder<boolean>[] {
+function filters(
+  db: Kysely<Schema>,
+  g: GenerationRow,
+  p: SellerDirectoryParams,
+  terms: string[][] | null,
+): RawBuilder<boolean>[] {
   const out: RawBuilder<boolean>[] = [];
   if (p.category !== undefined) out.push(sql`${p.category} = any(s.categories)`);
   if (p.evidence_state !== undefined) out.push(sql`s.evidence_state = ${p.evidence_state}`);
   if (p.farm_flag !== undefined) out.push(sql`s.farm_flag = ${p.farm_flag}`);
   if (p.class !== undefined) out.push(sql`s.class_payments_30d[${CLASSES.indexOf(p.class) + 1}::int] > 0`);
   if (p.q !== undefined) {
-    const found = sql<boolean>`s.seller_address in (${listingSearchSellers(db, g, p.q)})`;
+    const found = terms
+      ? sql<boolean>`s.seller_address in (${listingSearchSellers(db, g, terms)})`
+      : sql<boolean>`false`;
     const prefix = ADDRESS_PREFIX.exec(p.q.trim())?.[1];
     out.push(prefix ? sql`(starts_with(s.seller_address, ${`0x${prefix.toLowerCase()}`}) or ${found})` : found);
   }
@@ -54,16 +62,23 @@ function filters(db: Kysely<Schema>, g: GenerationRow, p: SellerDirectoryParams)
 }
 
 /**
- * The operator group of each given seller: null until operator groups are published.
- * OPERATOR GROUPS JOIN: the one place the directory reads a seller's group (h-groups publishes
- * gen_operator_groups); read the groups of `sellers` in generation g here, in one query.
+ * The operator group of each given seller (gen_operator_members, sql/method/02b_operator_groups.sql),
+ * in one query: a seller in no group, or a generation computed before groups were published, has
+ * none (null).
  */
 async function operatorGroups(
-  _db: Kysely<Schema>,
-  _g: GenerationRow,
-  _sellers: readonly string[],
+  db: Kysely<Schema>,
+  g: GenerationRow,
+  sellers: readonly string[],
 ): Promise<Map<string, string>> {
-  return new Map();
+  if (sellers.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('gen_operator_members')
+    .select(['seller_address', 'group_id'])
+    .where('generation', '=', g.generation)
+    .where('seller_address', 'in', sellers)
+    .execute();
+  return new Map(rows.map((r) => [r.seller_address, r.group_id]));
 }
 
 /**
@@ -78,6 +93,7 @@ export async function readSellerDirectory(
   db: Kysely<Schema>,
   g: GenerationRow,
   p: SellerDirectoryParams,
+  tuning?: SearchTuning,
 ): Promise<Page> {
   const sort = p.sort ?? 'verified_revenue';
   const v3 = hasClasses(g);
@@ -99,7 +115,9 @@ export async function readSellerDirectory(
     q: p.q,
   });
   const { key, type } = KEYS[sort];
-  const where = filters(db, g, p);
+  // (q's words and the catalog words each matches, looked up once for the page and the count)
+  const terms = p.q !== undefined ? await matchTerms(db, g, p.q, tuning) : null;
+  const where = filters(db, g, p, terms);
 
   if (p.cursor !== undefined) {
     const after = decodeDirectoryCursor(p.cursor, sort, digest);
@@ -132,7 +150,7 @@ export async function readSellerDirectory(
     .selectFrom('gen_sellers as s')
     .select(sql<number>`count(*)::int`.as('n'))
     .where('s.generation', '=', g.generation);
-  for (const w of filters(db, g, p)) count = count.where(w);
+  for (const w of filters(db, g, p, terms)) count = count.where(w);
   const total = (await count.executeTakeFirstOrThrow()).n;
 
   const shown = rows.slice(0, p.limit);

@@ -195,7 +195,7 @@ export async function ginSearch(
   p: SearchFilters,
   offset: number,
 ) {
-  const query = terms.map((ts) => `(${ts.map(lexeme).join(' | ')})`).join(' & ');
+  const query = termsQuery(terms);
   const termList = terms.flat();
   const wordOf = terms.flatMap((ts, k) => ts.map(() => k));
   const { rows } = await sql<ListingRowOf>`
@@ -220,6 +220,9 @@ export async function ginSearch(
 
 /** A tsquery literal of one word (only letters and digits: nothing to escape but a quote). */
 const lexeme = (word: string) => `'${word.replaceAll("'", "''")}'`;
+
+/** The tsquery text of the words' catalog words: one of each word's, for every word. */
+export const termsQuery = (terms: string[][]) => terms.map((ts) => `(${ts.map(lexeme).join(' | ')})`).join(' & ');
 
 /**
  * The listings of the sellers whose address starts with `prefix` (lowercase, `0x` and 1 to 40 hex

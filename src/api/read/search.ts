@@ -210,6 +210,47 @@ export async function searchListings(
   return { rows: page, nextCursor: rows.length > p.limit ? encodeSearchCursor(offset + page.length) : null };
 }
 
+/**
+ * The words of q (words and prefix strategies) with the catalog words each matches, words that
+ * match the same catalog words counted once ('video videos'). A listing is found when, for every
+ * word, its document holds one of that word's catalog words; a word with none finds nothing.
+ */
+async function matchedWords(
+  db: Kysely<Schema>,
+  g: GenerationRow,
+  q: string,
+  t: SearchTuning,
+): Promise<{ words: QueryWord[]; listings: number }> {
+  const found = await searchWords(db, g, q);
+  for (const w of found.words)
+    if (w.terms.length === 0 && w.word.length >= t.prefixMinLength)
+      w.terms = await prefixWords(db, g, w.word, t.prefixMaxWords);
+  const seen = new Set<string>();
+  const words = found.words.filter((w) => {
+    const key = w.terms.map((x) => x.word).join(' ');
+    return !seen.has(key) && seen.add(key);
+  });
+  return { words, listings: found.listings };
+}
+
+/**
+ * The match rule of the words strategies as a list, per word of q, of the catalog words it
+ * matches (the listing search's own: searchListings finds exactly the listings whose document
+ * holds one of each list), for a reader that needs the set of matches rather than a page of
+ * them, such as the seller directory (./search-match.ts). Null when q has no word or a word
+ * matches no catalog word: nothing is found.
+ */
+export async function matchTerms(
+  db: Kysely<Schema>,
+  g: GenerationRow,
+  q: string,
+  tuning: SearchTuning = DEFAULT_SEARCH_TUNING,
+): Promise<string[][] | null> {
+  const { words } = await matchedWords(db, g, q, tuning);
+  if (words.length === 0 || words.some((w) => w.terms.length === 0)) return null;
+  return words.map((w) => w.terms.map((x) => x.word));
+}
+
 /** The rows of a page and one more, if any (it tells whether more follow). */
 async function searchRows(
   db: Kysely<Schema>,
@@ -231,16 +272,7 @@ async function searchRows(
     if (!address.alsoWord) return rows;
     if (rows.length > 0) return addressSearch(db, g, address.prefix, p, offset, p.limit + 1);
   }
-  const found = await searchWords(db, g, p.q);
-  for (const w of found.words)
-    if (w.terms.length === 0 && w.word.length >= t.prefixMinLength)
-      w.terms = await prefixWords(db, g, w.word, t.prefixMaxWords);
-  // words that match the same catalog words are one word ('video videos')
-  const seen = new Set<string>();
-  const words = found.words.filter((w) => {
-    const key = w.terms.map((x) => x.word).join(' ');
-    return !seen.has(key) && seen.add(key);
-  });
+  const { words, listings } = await matchedWords(db, g, p.q, t);
   if (words.length === 0 || words.some((w) => w.terms.length === 0)) return [];
   if (words.some((w) => w.terms.length > 1))
     return ginSearch(
@@ -253,8 +285,8 @@ async function searchRows(
   const single = words.map((w) => w.terms[0]!);
   // Listings expected to hold every word, were the words independent.
   const matches = single.reduce(
-    (m, w) => (m * w.bands.reduce((sum, b) => sum + b.listings, 0)) / Math.max(1, found.listings),
-    found.listings,
+    (m, w) => (m * w.bands.reduce((sum, b) => sum + b.listings, 0)) / Math.max(1, listings),
+    listings,
   );
   const combos = combinations(single, t.bandWalkMaxCombinations);
   const filtered = p.category !== undefined || p.tier !== undefined;
