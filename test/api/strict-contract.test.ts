@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApi } from '../../src/api/index.ts';
 import { backends, freshDatabase, type TestDatabase } from '../helpers/db.ts';
-import { A, seedFixture } from './fixture.ts';
+import { A, B, seedFixture } from './fixture.ts';
 import { DocumentValidator, get, type ServedResponse } from './helpers.ts';
 
 /**
@@ -16,6 +16,9 @@ import { DocumentValidator, get, type ServedResponse } from './helpers.ts';
  * (500: a real Postgres/PGlite error, not a fake), a database with nothing published (503).
  */
 
+/** The id of the operator group seedGroup adds (op_ + its lowest member address without 0x). */
+const GROUP = `op_${A.slice(2)}`;
+
 /** A concrete URL of each path template of the document. */
 const URLS: Record<string, string> = {
   '/api/v1/meta': '/api/v1/meta',
@@ -27,10 +30,40 @@ const URLS: Record<string, string> = {
   '/api/v1/sellers/{slug}/periods': `/api/v1/sellers/${A}/periods`,
   '/api/v1/sellers/{slug}/daily': `/api/v1/sellers/${A}/daily`,
   '/api/v1/market/daily': '/api/v1/market/daily',
+  '/api/v1/market/summary': '/api/v1/market/summary',
+  '/api/v1/operators': '/api/v1/operators',
+  '/api/v1/operators/{id}': `/api/v1/operators/${GROUP}`,
   '/api/v1/generations/{generation}/bundle/{file}': '/api/v1/generations/1/bundle/manifest.json',
   '/api/v1/openapi.json': '/api/v1/openapi.json',
   '/api/v1/docs': '/api/v1/docs',
 };
+
+/** An operator group of A and B in the fixture's published generation (the fixture has none). */
+async function seedGroup(db: TestDatabase) {
+  const { generation: g } = await db.db.selectFrom('published_pointer').select('generation').executeTakeFirstOrThrow();
+  await db.db
+    .insertInto('gen_outputs')
+    .values(['operator_groups', 'market_summary'].map((output) => ({ generation: g, output })))
+    .execute();
+  await db.db
+    .insertInto('gen_operator_groups')
+    .values({
+      generation: g,
+      group_id: GROUP,
+      seller_count: 2,
+      seller_addresses: [A, B],
+      hosts: ['a.example'],
+      payments_30d: 2,
+      payers_30d: 2,
+      verified_revenue_30d_micro: 30n,
+      external_revenue_30d_micro: null,
+    })
+    .execute();
+  await db.db
+    .insertInto('gen_operator_members')
+    .values([A, B].map((seller_address) => ({ generation: g, seller_address, group_id: GROUP })))
+    .execute();
+}
 
 /** The URL that answers 404 on each path: an unknown generation, or an unknown file. */
 const NOT_FOUND: Record<string, string> = {
@@ -49,7 +82,10 @@ describe.each(backends())('strict OpenAPI contract on $backend', ({ backend }) =
   async function database(seed: 'fixture' | 'empty' | 'broken' | 'unavailable') {
     const db = await freshDatabase(backend);
     dbs.push(db);
-    if (seed !== 'empty') await seedFixture(db.db);
+    if (seed !== 'empty') {
+      await seedFixture(db.db);
+      await seedGroup(db);
+    }
     // a real fault: the table every read starts from is gone
     if (seed === 'broken') await sql`alter table generations rename to generations_gone`.execute(db.db);
     // a real database error of a temporary kind: reading the generations raises SQLSTATE 57P01

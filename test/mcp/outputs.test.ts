@@ -38,6 +38,8 @@ const CALLS: [string, Record<string, unknown>][] = [
   ['top_sellers', { sort: 'external_revenue', limit: 2 }],
   ['top_sellers', { category: 'inference', generation: GEN2 }],
   ['market_daily', { from: '2025-12-30' }],
+  ['market_summary', {}],
+  ['market_summary', { generation: GEN2 }],
   ['explain_metric', { address: E, metric: 'external_revenue_30d_micro' }],
   ['explain_metric', { address: A, metric: 'median_payment_30d_micro', generation: GEN2 }],
 ];
