@@ -234,13 +234,30 @@ const steps = (dir?: string): { steps?: MethodStep[]; methodVersion: string } =>
   methodVersion: METHOD,
   ...stepsOf(dir),
 });
+/**
+ * A step file's statements: split at `;` and a line end (a statement may end with `; -- comment`:
+ * that is its end too), except inside a dollar-quoted body (`do $$ ... $$;`, whose lines end with
+ * `;` too): a piece with an odd count of `$$` is joined with the next.
+ */
+function statements(text: string): string[] {
+  const out: string[] = [];
+  let open = '';
+  for (const piece of text.split(/;[ \t]*(?:--[^\n]*)?\n/)) {
+    open = open ? `${open};\n${piece}` : piece;
+    if ((open.match(/\$\$/g) ?? []).length % 2 === 0) {
+      out.push(open);
+      open = '';
+    }
+  }
+  if (open) out.push(open);
+  return out;
+}
+
 const stepsOf = (dir?: string): { steps?: MethodStep[] } =>
   process.env.SPLIT_STEPS
     ? {
         steps: loadMethodSteps(METHOD, dir).flatMap((st) =>
-          st.sql
-            // (a statement may end with `; -- comment`: that is its end too)
-            .split(/;[ \t]*(?:--[^\n]*)?\n/)
+          statements(st.sql)
             .filter((q) => /\S/.test(q.replace(/--.*$/gm, '')))
             .map((q, i) => {
               const name = `${st.name}#${i + 1} ${q.replace(/--.*$/gm, '').trim().split('\n')[0]!.slice(0, 60)}`;
