@@ -206,6 +206,7 @@ describe.each(backends())('fuzzing every parameter on $backend', ({ backend }) =
       'explain_metric',
       'get_seller',
       'market_daily',
+      'market_summary',
       'search_listings',
       'status',
       'top_sellers',
