@@ -8,6 +8,7 @@ import { CLASSES, hasClasses, type EvidenceClass } from './classes.ts';
 import { displayNames } from './display-name.ts';
 import type { GenerationRow } from './generation.ts';
 import { listingSearchSellers } from './search-match.ts';
+import { hasOutput } from './operators.ts';
 import { matchTerms, type SearchTuning } from './search.ts';
 
 export interface SellerDirectoryParams {
@@ -71,7 +72,7 @@ async function operatorGroups(
   g: GenerationRow,
   sellers: readonly string[],
 ): Promise<Map<string, string>> {
-  if (sellers.length === 0) return new Map();
+  if (sellers.length === 0 || !(await hasOutput(db, g, 'operator_groups'))) return new Map();
   const rows = await db
     .selectFrom('gen_operator_members')
     .select(['seller_address', 'group_id'])

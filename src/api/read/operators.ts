@@ -13,6 +13,13 @@ export type GenerationOutput = 'operator_groups' | 'market_summary';
 
 /** Whether the method computed `output` for the generation (gen_outputs). */
 export async function hasOutput(db: Kysely<Schema>, g: GenerationRow, output: GenerationOutput): Promise<boolean> {
+  // (a database whose schema predates migration 0038 has no such table: `serve` keeps serving a
+  // database migrate has not reached yet, e.g. during the compact layout's copy; its generations
+  // have none of these outputs)
+  const { rows } = await sql<{ present: boolean }>`select to_regclass('gen_outputs') is not null as present`.execute(
+    db,
+  );
+  if (!rows[0]?.present) return false;
   const row = await db
     .selectFrom('gen_outputs')
     .select('output')
@@ -128,6 +135,7 @@ export async function readOperator(
 
 /** The seller's operator group id in the generation, or null (in none, or none computed). */
 export async function operatorGroupOf(db: Kysely<Schema>, g: GenerationRow, address: string): Promise<string | null> {
+  if (!(await hasOutput(db, g, 'operator_groups'))) return null;
   const row = await db
     .selectFrom('gen_operator_members')
     .select('group_id')
