@@ -15,6 +15,7 @@ const NOT_ADDRESS_IDS: readonly { table: string; column: string; why: string }[]
   { table: 'batch_claims', column: 'channel_id', why: 'a batch_channels row' },
   { table: 'batch_channels', column: 'channel_id', why: 'the id itself' },
   { table: 'batch_channel_created', column: 'channel_id', why: 'a batch_channels row' },
+  { table: 'acc_market_days', column: 'set_id', why: "the number of a day's payer and seller sets (migration 0038)" },
   { table: 'catalog_items', column: 'snapshot_id', why: 'a catalog snapshot' },
   { table: 'catalog_listing_words', column: 'snapshot_id', why: 'a catalog snapshot' },
   { table: 'catalog_listings', column: 'snapshot_id', why: 'a catalog snapshot' },

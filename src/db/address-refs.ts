@@ -48,4 +48,7 @@ export const ADDRESS_REFS: readonly AddressRef[] = [
   { table: 'acc_reason_sellers', column: 'seller_id' },
   { table: 'acc_operator_pairs', column: 'seller_id' },
   { table: 'acc_operator_pairs', column: 'payer_id' },
+  // the market summary's day sets (migration 0038)
+  { table: 'acc_market_day_payers', column: 'payer_id' },
+  { table: 'acc_market_day_sellers', column: 'seller_id' },
 ];
