@@ -4,7 +4,7 @@
  * Reads through the catalog reader and one computed generation on an in-memory PGlite; the search
  * is not involved.
  *
- *   npx tsx test/api/search-labels/export-listings.ts > /tmp/listings.ndjson
+ *   npx tsx test/api/search-labels/export-listings.ts > "$(mktemp -d)/listings.ndjson"
  */
 import { readCatalog } from '../../../src/catalog/source.ts';
 import { storeCatalogSnapshot } from '../../../src/catalog/store.ts';
