@@ -8,7 +8,8 @@
 -- rows summed (step 2), and its payers the distinct payers of all members in the window
 -- (acc_payers, step 1a), not a sum.
 -- Catalog-derived and a few rows a seller: computed whole every run, but a group's distinct payers,
--- which are reused from the previous generation while its members and their payers stay the same.
+-- which are the previous generation's moved by the payers its members gained and lost in step 1a
+-- while its members stay the same (a run reads what changed, not every member's payers).
 
 -- The relation among the generation's sellers, by their snapshot numbers, both ways.
 create temp table m_op_edges on commit drop as
@@ -59,42 +60,76 @@ select (select generation from m_gen), s.seller_address, 'op_' || substr(r.selle
   join m_catalog_sellers s on s.seller_ord = l.seller_ord
   join m_catalog_sellers r on r.seller_ord = l.label;
 
--- The groups whose distinct payers are the previous generation's: in a steady run (not step 1a's
--- reset: the accumulators then moved from the previous generation's window), a group with the
--- same members in the previous generation, none of whose members' payers moved in this run
--- (m_touched, step 1a: every seller whose accumulators moved, and every seller new to them; a
--- seller that left the catalog changes the members). Counting them again read every member's
--- acc_payers rows each run: 5.9 s of a 19.5 s steady run at 10M payments with 5,000 groups of
--- 3.7M payer rows in all (bench/method.ts MIX=3, load 6), for groups that had not changed.
+-- Each member's address id (null for a member no stored transfer names: it has no payer).
+-- (hash joins of small tables, here and for the kept groups and their moves)
 set local enable_nestloop = off;
+create temp table m_op_members on commit drop as
+select m.group_id, m.seller_address, c.seller_id
+  from gen_operator_members m
+  join m_catalog_sellers c on c.seller_address = m.seller_address collate "C"
+ where m.generation = (select generation from m_gen);
+analyze m_op_members;
+
+-- A group's distinct payers follow what changed, not its members' payers. The groups counted
+-- from the previous generation: in a steady run (not step 1a's reset), a group with the same
+-- members there, when that generation was computed at the window and seq the accumulators moved
+-- from (m_acc's s0, ws0, ts0, b0) with this method version, so that its payers_30d is the distinct
+-- payers of those members in acc_payers before step 1a moved them. (Counting every touched group
+-- again read its members' acc_payers rows each run: the large sellers' groups are touched every
+-- run, 3.2-5.0 s of a 13.8 s steady run at 10M payments, 5,000 groups; docs/benchmarks.md.)
 create temp table m_op_kept on commit drop as
 with now_groups as (
-  select m.group_id,
-         array_agg(m.seller_address order by m.seller_address collate "C") as sellers,
-         bool_or(t.seller_id is not null) as moved
-    from gen_operator_members m
-    join m_catalog_sellers c on c.seller_address = m.seller_address collate "C"
-    left join m_touched t on t.seller_id = c.seller_id
-   where m.generation = (select generation from m_gen)
-   group by m.group_id)
+  select group_id, array_agg(seller_address order by seller_address collate "C") as sellers
+    from m_op_members
+   group by group_id),
+previous as (
+  select p.generation
+    from generations p
+    join generations g on g.generation = (select generation from m_gen)
+   cross join m_acc a
+   where p.generation = (select max(generation) from generations where generation < g.generation)
+     and not a.reset
+     and p.method_version = g.method_version
+     and p.run_seq = a.s0 and p.window_start_ts = a.ws0 and p.as_of_ts = a.ts0 and p.as_of_block = a.b0)
 select p.group_id, p.payers_30d as payers
   from now_groups n
   join gen_operator_groups p on p.group_id = n.group_id and p.seller_addresses = n.sellers
- where not (select reset from m_acc)
-   and not n.moved
-   and p.generation = (select max(generation) from generations where generation < (select generation from m_gen));
+ where p.generation = (select generation from previous);
 analyze m_op_kept;
+
+-- Their payers gained or lost: step 1a's (seller, payer) pairs whose count went from 0 to more
+-- (+1) or from more to 0 (-1) (m_payer_delta), summed per (group, payer) over its members. A
+-- payer counts in the group when one member or more has it; how many members have it now is
+-- looked up (acc_payers, moved by step 1a, by primary key), and before is now less the moves, so
+-- the group's count moves by [now > 0] - [before > 0] per payer: a payer gained by one member
+-- and already another's changes nothing.
+create temp table m_op_moves on commit drop as
+select m.group_id, d.payer_id,
+       sum(case when d.old_n = 0 then 1 else -1 end)::int as moved
+  from m_payer_delta d
+  join m_op_members m on m.seller_id = d.seller_id
+ where m.group_id in (select group_id from m_op_kept)
+   and (d.old_n = 0) <> (d.old_n + d.dn = 0)
+ group by 1, 2;
+analyze m_op_moves;
+
+-- (the moves are few: each member's acc_payers row is looked up by key)
 set local enable_nestloop = on;
+create temp table m_op_payers on commit drop as
+select k.group_id,
+       k.payers + coalesce(sum((x.now > 0)::int - (x.now - x.moved > 0)::int), 0)::int as payers
+  from m_op_kept k
+  left join (select v.group_id, v.payer_id, v.moved, count(p.payer_id)::int as now
+               from m_op_moves v
+               join m_op_members m on m.group_id = v.group_id
+               left join acc_payers p on p.seller_id = m.seller_id and p.payer_id = v.payer_id
+              group by 1, 2, 3) x on x.group_id = k.group_id
+ group by k.group_id, k.payers;
 
 insert into gen_operator_groups (
   generation, group_id, seller_count, seller_addresses, hosts, payments_30d, payers_30d,
   verified_revenue_30d_micro, external_revenue_30d_micro)
-with members as (
-  select m.group_id, m.seller_address, c.seller_id
-    from gen_operator_members m
-    join m_catalog_sellers c on c.seller_address = m.seller_address collate "C"
-   where m.generation = (select generation from m_gen)
-),
+with members as (select group_id, seller_address, seller_id from m_op_members),
 -- the hosts that link: those of a base_usdc listing of two or more members
 hosts as (
   select h.group_id, array_agg(h.host order by h.host collate "C") as hosts
@@ -109,8 +144,9 @@ hosts as (
           having count(distinct m.seller_address) >= 2) h
    group by h.group_id
 ),
+-- the others (new, changed, or every group after a reset) counted from their members' payers
 payers as (
-  select group_id, payers from m_op_kept
+  select group_id, payers from m_op_payers
   union all
   select m.group_id, count(distinct p.payer_id)::int as payers
     from members m
