@@ -7,9 +7,9 @@
 -- without 0x: the same whatever order the rows come in. Its numbers are the members' gen_sellers
 -- rows summed (step 2), and its payers the distinct payers of all members in the window
 -- (acc_payers, step 1a), not a sum.
--- Catalog-derived and a few rows a seller: computed whole every run, but a group's distinct payers,
--- which are the previous generation's moved by the payers its members gained and lost in step 1a
--- while its members stay the same (a run reads what changed, not every member's payers).
+-- Catalog-derived and a few rows a seller: computed whole every run, but for a group with the same
+-- members as in the previous generation its hosts (over the same snapshot) and its distinct
+-- payers (moved by the payers its members gained and lost in step 1a) follow that generation's.
 
 -- The relation among the generation's sellers, by their snapshot numbers, both ways.
 create temp table m_op_edges on commit drop as
@@ -51,8 +51,6 @@ begin
   end loop;
 end $$;
 
--- (the grouped sellers are few: their listings, payers and rows are looked up by index; hash
--- joins read every listing of the snapshot, and its host, each run)
 set local enable_nestloop = on;
 insert into gen_operator_members (generation, seller_address, group_id)
 select (select generation from m_gen), s.seller_address, 'op_' || substr(r.seller_address, 3)
@@ -70,68 +68,85 @@ select m.group_id, m.seller_address, c.seller_id
  where m.generation = (select generation from m_gen);
 analyze m_op_members;
 
--- A group's distinct payers follow what changed, not its members' payers. The groups counted
--- from the previous generation: in a steady run (not step 1a's reset), a group with the same
--- members there, when that generation was computed at the window and seq the accumulators moved
--- from (m_acc's s0, ws0, ts0, b0) with this method version, so that its payers_30d is the distinct
--- payers of those members in acc_payers before step 1a moved them. (Counting every touched group
--- again read its members' acc_payers rows each run: the large sellers' groups are touched every
--- run, 3.2-5.0 s of a 13.8 s steady run at 10M payments, 5,000 groups; docs/benchmarks.md.)
-create temp table m_op_kept on commit drop as
+-- What a group of the previous generation with the same members gives this one, in a steady run
+-- (not step 1a's reset: a cold run counts everything again, so the tests' from-scratch runs
+-- check what is reused). Its hosts, when that generation was over the same catalog snapshot
+-- (they are the snapshot's listings of the members: looking them up read every listing of the
+-- snapshot and its url_host, 1.3 s of a steady run at 1M payments on a loaded machine). Its
+-- distinct payers, when that generation was computed at the window and seq the accumulators
+-- moved from (m_acc's s0, ws0, ts0, b0) with this method version: its payers_30d is then the
+-- distinct payers of these members in acc_payers before step 1a moved them, moved below by what
+-- changed. (Counting every touched group again read its members' acc_payers rows each run: the
+-- large sellers' groups are touched every run, 3.2-5.0 s of a 13.8 s steady run at 10M
+-- payments, 5,000 groups.)
+create temp table m_op_prev on commit drop as
 with now_groups as (
   select group_id, array_agg(seller_address order by seller_address collate "C") as sellers
     from m_op_members
    group by group_id),
 previous as (
-  select p.generation
+  select p.generation,
+         not a.reset and p.catalog_snapshot_id = g.catalog_snapshot_id as same_catalog,
+         not a.reset
+           and p.method_version = g.method_version
+           and p.run_seq = a.s0 and p.window_start_ts = a.ws0 and p.as_of_ts = a.ts0
+           and p.as_of_block = a.b0 as same_state
     from generations p
     join generations g on g.generation = (select generation from m_gen)
    cross join m_acc a
-   where p.generation = (select max(generation) from generations where generation < g.generation)
-     and not a.reset
-     and p.method_version = g.method_version
-     and p.run_seq = a.s0 and p.window_start_ts = a.ws0 and p.as_of_ts = a.ts0 and p.as_of_block = a.b0)
-select p.group_id, p.payers_30d as payers
+   where p.generation = (select max(generation) from generations where generation < g.generation))
+select o.group_id,
+       case when (select same_state from previous) then o.payers_30d end as payers,
+       case when (select same_catalog from previous) then o.hosts end    as hosts
   from now_groups n
-  join gen_operator_groups p on p.group_id = n.group_id and p.seller_addresses = n.sellers
- where p.generation = (select generation from previous);
-analyze m_op_kept;
+  join gen_operator_groups o on o.group_id = n.group_id and o.seller_addresses = n.sellers
+ where o.generation = (select generation from previous);
+analyze m_op_prev;
 
--- Their payers gained or lost: step 1a's (seller, payer) pairs whose count went from 0 to more
--- (+1) or from more to 0 (-1) (m_payer_delta), summed per (group, payer) over its members. A
--- payer counts in the group when one member or more has it; how many members have it now is
--- looked up (acc_payers, moved by step 1a, by primary key), and before is now less the moves, so
--- the group's count moves by [now > 0] - [before > 0] per payer: a payer gained by one member
--- and already another's changes nothing.
+-- The kept groups' payers gained or lost: step 1a's (seller, payer) pairs whose count went from 0
+-- to more (+1) or from more to 0 (-1) (m_payer_delta), summed per (group, payer) over its
+-- members. A payer counts in the group when one member or more has it; how many members have it
+-- now is looked up (acc_payers, moved by step 1a, by primary key), and before is now less the
+-- moves, so the group's count moves by [now > 0] - [before > 0] per payer: a payer gained by one
+-- member and already another's changes nothing.
 create temp table m_op_moves on commit drop as
 select m.group_id, d.payer_id,
        sum(case when d.old_n = 0 then 1 else -1 end)::int as moved
   from m_payer_delta d
   join m_op_members m on m.seller_id = d.seller_id
- where m.group_id in (select group_id from m_op_kept)
+ where m.group_id in (select group_id from m_op_prev where payers is not null)
    and (d.old_n = 0) <> (d.old_n + d.dn = 0)
  group by 1, 2;
 analyze m_op_moves;
 
--- (the moves are few: each member's acc_payers row is looked up by key)
-set local enable_nestloop = on;
+-- (each member's row of a moved payer by the whole primary key, in a subplan: as a join the
+-- planner probed by seller alone and filtered the payer, every payer of the large sellers)
 create temp table m_op_payers on commit drop as
 select k.group_id,
        k.payers + coalesce(sum((x.now > 0)::int - (x.now - x.moved > 0)::int), 0)::int as payers
-  from m_op_kept k
-  left join (select v.group_id, v.payer_id, v.moved, count(p.payer_id)::int as now
+  from m_op_prev k
+  left join (select v.group_id, v.payer_id, v.moved,
+                    (count(*) filter (where exists (select 1 from acc_payers p
+                                                     where p.seller_id = m.seller_id
+                                                       and p.payer_id = v.payer_id)))::int as now
                from m_op_moves v
                join m_op_members m on m.group_id = v.group_id
-               left join acc_payers p on p.seller_id = m.seller_id and p.payer_id = v.payer_id
               group by 1, 2, 3) x on x.group_id = k.group_id
+ where k.payers is not null
  group by k.group_id, k.payers;
 
+-- (the grouped sellers are few: the listings of a group whose hosts are counted again, and the
+-- payers and rows of each member, are looked up by index)
+set local enable_nestloop = on;
 insert into gen_operator_groups (
   generation, group_id, seller_count, seller_addresses, hosts, payments_30d, payers_30d,
   verified_revenue_30d_micro, external_revenue_30d_micro)
 with members as (select group_id, seller_address, seller_id from m_op_members),
--- the hosts that link: those of a base_usdc listing of two or more members
+-- the hosts that link: those of a base_usdc listing of two or more members (the previous
+-- generation's over the same snapshot, else looked up)
 hosts as (
+  select group_id, hosts from m_op_prev where hosts is not null
+  union all
   select h.group_id, array_agg(h.host order by h.host collate "C") as hosts
     from (select m.group_id, url_host(l.resource_url) as host
             from members m
@@ -140,6 +155,7 @@ hosts as (
              and l.seller_address = m.seller_address
              and l.verifiability = 'base_usdc'
            where url_host(l.resource_url) is not null
+             and m.group_id not in (select group_id from m_op_prev where hosts is not null)
            group by 1, 2
           having count(distinct m.seller_address) >= 2) h
    group by h.group_id
@@ -151,7 +167,7 @@ payers as (
   select m.group_id, count(distinct p.payer_id)::int as payers
     from members m
     join acc_payers p on p.seller_id = m.seller_id
-   where m.group_id not in (select group_id from m_op_kept)
+   where m.group_id not in (select group_id from m_op_prev where payers is not null)
    group by m.group_id
 )
 select (select generation from m_gen),
