@@ -23,8 +23,8 @@ export type FastPath = (req: IncomingMessage, res: ServerResponse) => Promise<bo
  * A cache hit answered before Fastify (docs/architecture.md, "Request path"): a GET whose URL has
  * a cached body in the published state is looked up, counted by the rate limiter, and written
  * with the same status, headers and bytes Fastify's route would write (hitAnswer is the one rule
- * of both), without building Fastify's request and reply or running its hook chain, which cost
- * about two thirds of a hit (docs/benchmarks.md, "The API against nginx, quiet machine and fast
+ * of both), without building Fastify's request and reply or running its hook chain: a third to
+ * a half less CPU per hit (docs/benchmarks.md, "The API against nginx, quiet machine and fast
  * path"). Anything else goes to Fastify: a miss, HEAD and other methods, a request the hooks
  * would refuse (no Host, an over-long URL), CSV asked by Accept, an Accept-Encoding that
  * @fastify/compress would read differently (`*`, `deflate`, `identity`), a client over its
