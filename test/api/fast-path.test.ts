@@ -146,7 +146,8 @@ describe.each(backends())('API fast path on $backend', ({ backend }) => {
     // The encodings were tried on bodies that are compressed (1 KB or more) as well as smaller ones.
     expect(large).toBeGreaterThanOrEqual(3);
     expect(fastHits).toBe(expectedHits);
-    expect(expectedHits).toBeGreaterThan(compared / 3);
+    // About 29 % of the requests compared are hits the fast path may take (436 of 1,512).
+    expect(expectedHits).toBeGreaterThan(compared / 4);
   });
 
   it('takes the fast path for a hit only: not a miss, HEAD, CSV by Accept, or Accept-Encoding: *', async () => {
