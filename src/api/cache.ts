@@ -9,6 +9,16 @@ export interface CachedBody {
   /** The body compressed, made on the first request that asks for it (then reused by every hit). */
   br?: Buffer;
   gzip?: Buffer;
+  /**
+   * The unix second the body was made in, for a body that holds the time (/meta's age_seconds):
+   * it answers only within that second (isCurrent). Absent: valid for the whole generation.
+   */
+  readonly second?: number;
+}
+
+/** Whether a cached body may answer at `nowMs` (one made for a second answers only in that second). */
+export function isCurrent(entry: CachedBody, nowMs: number): boolean {
+  return entry.second === undefined || entry.second === Math.floor(nowMs / 1000);
 }
 
 /**

@@ -1,6 +1,7 @@
+import type { IncomingHttpHeaders } from 'node:http';
 import { pipeline, Readable } from 'node:stream';
 import { stringify } from 'csv-stringify';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply } from 'fastify';
 
 /**
  * CSV for people (SPEC 4, additions): `?format=csv` or `Accept: text/csv` on the directory and the
@@ -8,7 +9,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
  * written digit for digit from bigints (exact above 2^53); null is an empty field; a list
  * (categories) is its items joined by `;`. Written by csv-stringify (RFC 4180 quoting).
  */
-export function wantsCsv(request: FastifyRequest, format: string | undefined): boolean {
+export function wantsCsv(request: { readonly headers: IncomingHttpHeaders }, format: string | undefined): boolean {
   if (format !== undefined) return format === 'csv';
   const accept = String(request.headers.accept ?? '');
   return /\btext\/csv\b/i.test(accept) && !/\bapplication\/json\b/i.test(accept);

@@ -22,7 +22,8 @@ import { llmsTxt } from './llms-txt.ts';
 import { BASE, ENDPOINTS, routePath, undecodableParameter } from './endpoints.ts';
 import { ALLOWED_METHODS, ApiError, errorBody, parameterCode } from './errors.ts';
 import { answerOnSocket, clientErrorHandler, installErrorHandlers, MAX_URL_LENGTH } from './handlers/errors.ts';
-import { metaHandler, snapshotHandler, type HandlerContext } from './handlers/snapshot.ts';
+import { COMPRESS_THRESHOLD, metaHandler, snapshotHandler, type HandlerContext } from './handlers/snapshot.ts';
+import { fastPath, type FastPath } from './fast-path.ts';
 import { openApiDocument } from './openapi.ts';
 import { PublishedPointer } from './published.ts';
 import type { GenerationRow } from './read/generation.ts';
@@ -71,7 +72,30 @@ export interface ApiOptions {
    * address prefixes of 6 hex digits or more, and the choice of query path).
    */
   search?: Partial<SearchTuning>;
+  /**
+   * Whether a cache hit is answered before Fastify's hook chain (src/api/fast-path.ts; default
+   * true). Off, every request takes Fastify's route: the same bytes, slower.
+   */
+  fastPath?: boolean;
+  /** Called for each request the fast path answered. */
+  onFastPath?: () => void;
 }
+
+/**
+ * CORS: any origin may read (GET, HEAD), and see the validators. The fast path writes the headers
+ * @fastify/cors sets for these options on a GET (FAST_CORS_HEADERS); a test compares both paths.
+ */
+const CORS = {
+  origin: '*',
+  methods: ['GET', 'HEAD'],
+  exposedHeaders: ['ETag', 'Retry-After', 'Cache-Control'],
+  strictPreflight: false,
+  maxAge: 86_400,
+} as const;
+const FAST_CORS_HEADERS = [
+  ['access-control-allow-origin', CORS.origin],
+  ['access-control-expose-headers', CORS.exposedHeaders.join(', ')],
+] as const;
 
 /** The header that carries ApiOptions.internalToken. */
 export const INTERNAL_HEADER = 'x-tally-internal';
@@ -83,6 +107,8 @@ export const INTERNAL_HEADER = 'x-tally-internal';
  */
 export async function buildApi(db: Kysely<Schema>, options: ApiOptions): Promise<FastifyInstance> {
   const log = options.log ?? silentLogger;
+  // Set once the cache and the rate limiter exist; until then every request goes to Fastify.
+  let fast: FastPath | undefined;
   const app = Fastify({
     // Fastify's logger type is pino's FastifyBaseLogger; our pino Logger is one.
     loggerInstance: log as FastifyBaseLogger,
@@ -92,7 +118,19 @@ export async function buildApi(db: Kysely<Schema>, options: ApiOptions): Promise
     routerOptions: { maxParamLength: MAX_URL_LENGTH },
     return503OnClosing: true,
     clientErrorHandler,
-    serverFactory: (handler) => {
+    serverFactory: (fastify) => {
+      const handler = (req: http.IncomingMessage, res: http.ServerResponse) => {
+        if (!fast) return fastify(req, res);
+        fast(req, res).then(
+          (answered) => answered || fastify(req, res),
+          // Only a read before any write can fail (the published pointer before its first load):
+          // the route meets the same failure and answers it in the API's error shape.
+          (error: unknown) => {
+            log.debug({ err: error, url: req.url }, 'fast path declined after an error');
+            if (!res.headersSent) fastify(req, res);
+          },
+        );
+      };
       // Node answers an HTTP/1.1 request without Host with an empty 400 of its own; let it through
       // to the onRequest hook, which answers in the API's error shape. CONNECT never reaches a
       // route: Node emits 'connect', and without a listener it drops the socket unanswered.
@@ -137,18 +175,12 @@ export async function buildApi(db: Kysely<Schema>, options: ApiOptions): Promise
     },
   });
 
-  await app.register(cors, {
-    origin: '*',
-    methods: ['GET', 'HEAD'],
-    exposedHeaders: ['ETag', 'Retry-After', 'Cache-Control'],
-    strictPreflight: false,
-    maxAge: 86_400,
-  });
+  await app.register(cors, { ...CORS, methods: [...CORS.methods], exposedHeaders: [...CORS.exposedHeaders] });
   // Bodies of 1 KB and more are compressed when the client asks (a 50-row directory page: 30,899
   // bytes as JSON, about 3 KB gzipped). Brotli at quality 4: close to gzip's CPU cost, smaller output.
   await app.register(compress, {
     global: true,
-    threshold: 1024,
+    threshold: COMPRESS_THRESHOLD,
     encodings: ['br', 'gzip'],
     brotliOptions: { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 4 } },
   });
@@ -187,6 +219,16 @@ export async function buildApi(db: Kysely<Schema>, options: ApiOptions): Promise
     generations,
     reading: { search: { ...DEFAULT_SEARCH_TUNING, ...options.search } },
   };
+
+  if (options.fastPath ?? true) {
+    fast = fastPath(app, {
+      pointer,
+      cache,
+      cadenceSeconds: options.cadenceSeconds,
+      corsHeaders: FAST_CORS_HEADERS,
+      onAnswer: options.onFastPath,
+    });
+  }
 
   for (const endpoint of ENDPOINTS) {
     const handler = endpoint.load ? snapshotHandler(ctx, endpoint) : metaHandler(ctx, endpoint);

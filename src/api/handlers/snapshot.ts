@@ -6,6 +6,7 @@ import type { Schema } from '../../db/schema.ts';
 import {
   etagFor,
   etagOfBody,
+  isCurrent,
   matchesIfNoneMatch,
   maxAgeSeconds,
   type CachedBody,
@@ -142,20 +143,43 @@ async function readBody(
   return body;
 }
 
-function send(
-  ctx: HandlerContext,
-  request: FastifyRequest,
-  reply: FastifyReply,
+/** Bodies of this many bytes or more are compressed when the client asks (br or gzip). */
+export const COMPRESS_THRESHOLD = 1024;
+
+/** What a cached body answers to one request: its status, its headers in the order sent, its bytes. */
+export interface HitAnswer {
+  readonly status: 200 | 304;
+  readonly headers: readonly (readonly [name: string, value: string])[];
+  /** Absent for a 304. */
+  readonly body?: Buffer;
+}
+
+/**
+ * The answer of a cached body (SPEC 4: cache-control until the next expected run, a strong ETag,
+ * a 304 for a matching If-None-Match, br or gzip when asked). One rule for the handlers below and
+ * for the fast path (src/api/fast-path.ts), which must answer the same bytes.
+ */
+export function hitAnswer(
+  cadenceSeconds: number,
   state: PublishedState,
   entry: CachedBody,
-) {
+  ifNoneMatch: string | undefined,
+  acceptEncoding: string | string[] | undefined,
+): HitAnswer {
   const basis = state.latest ?? state.retained.get(entry.generation);
-  const maxAge = basis ? maxAgeSeconds(basis.publishedAt, ctx.cadenceSeconds, Date.now()) : 0;
-  reply.header('cache-control', `public, max-age=${maxAge}`).header('etag', entry.etag);
-  if (matchesIfNoneMatch(request.headers['if-none-match'], entry.etag)) return reply.code(304).send();
-  reply.header('vary', 'accept-encoding').type('application/json; charset=utf-8');
-  const encoding = entry.body.length >= 1024 ? acceptedEncoding(request.headers['accept-encoding']) : undefined;
-  if (!encoding) return reply.send(entry.body);
+  const maxAge = basis ? maxAgeSeconds(basis.publishedAt, cadenceSeconds, Date.now()) : 0;
+  const validators = [
+    ['cache-control', `public, max-age=${maxAge}`],
+    ['etag', entry.etag],
+  ] as const;
+  if (matchesIfNoneMatch(ifNoneMatch, entry.etag)) return { status: 304, headers: validators };
+  const headers = [
+    ...validators,
+    ['vary', 'accept-encoding'],
+    ['content-type', 'application/json; charset=utf-8'],
+  ] as const;
+  const encoding = entry.body.length >= COMPRESS_THRESHOLD ? acceptedEncoding(acceptEncoding) : undefined;
+  if (!encoding) return { status: 200, headers, body: entry.body };
   // Compressed once per cached body, not once per request (on-the-fly compression of a 30 KB page
   // cut a hit from ~17,000 to ~4,000 requests/s on this 2-core machine); @fastify/compress leaves
   // a reply that already has a Content-Encoding alone.
@@ -163,11 +187,29 @@ function send(
     encoding === 'br'
       ? zlib.brotliCompressSync(entry.body, { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 4 } })
       : zlib.gzipSync(entry.body));
-  return reply.header('content-encoding', encoding).send(compressed);
+  return { status: 200, headers: [...headers, ['content-encoding', encoding]], body: compressed };
+}
+
+function send(
+  ctx: HandlerContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  state: PublishedState,
+  entry: CachedBody,
+) {
+  const answer = hitAnswer(
+    ctx.cadenceSeconds,
+    state,
+    entry,
+    request.headers['if-none-match'],
+    request.headers['accept-encoding'],
+  );
+  for (const [name, value] of answer.headers) reply.header(name, value);
+  return reply.code(answer.status).send(answer.body);
 }
 
 /** The encoding to answer with: br, else gzip, when the client accepts it (q=0 refuses). */
-function acceptedEncoding(header: string | string[] | undefined): 'br' | 'gzip' | undefined {
+export function acceptedEncoding(header: string | string[] | undefined): 'br' | 'gzip' | undefined {
   const accepted = new Set(
     String(header ?? '')
       .split(',')
@@ -183,11 +225,15 @@ function acceptedEncoding(header: string | string[] | undefined): 'br' | 'gzip' 
 /**
  * A snapshot endpoint: bodies are cached per (published state, URL); the state's version changes
  * on every publish or prune, so a new generation is picked up within the pointer's TTL. A cached
- * URL was validated when it was first served, so hits skip validation.
+ * URL was validated when it was first served, so hits skip validation. Its query did not ask for
+ * CSV either (`format=csv` is never cached): only an Accept header still can.
  */
 export function snapshotHandler(ctx: HandlerContext, endpoint: Endpoint) {
   return async (request: FastifyRequest, reply: FastifyReply) => {
     const state = await ctx.pointer.current();
+    const key = `${state.version} ${request.url}`;
+    const hit = ctx.cache.get(key);
+    if (hit && !(endpoint.csv && wantsCsv(request, undefined))) return send(ctx, request, reply, state, hit);
     if (endpoint.csv) {
       const query = parseQuery(endpoint.query, request) as { generation?: number; format?: string };
       if (wantsCsv(request, query.format)) {
@@ -209,8 +255,7 @@ export function snapshotHandler(ctx: HandlerContext, endpoint: Endpoint) {
         );
       }
     }
-    const key = `${state.version} ${request.url}`;
-    let entry = ctx.cache.get(key);
+    let entry = hit;
     if (!entry) {
       const params = endpoint.params ? parseInput(endpoint.params, request.params, 'path') : {};
       const query = parseQuery(endpoint.query, request) as { generation?: number };
@@ -226,14 +271,16 @@ export function snapshotHandler(ctx: HandlerContext, endpoint: Endpoint) {
 /**
  * /meta: the generation's own part is cached per generation; cadence, freshness and the
  * retained list are added per request, so the ETag is taken from the body (it changes when
- * age_seconds does).
+ * age_seconds does). The body is cached per (published state, URL) like the others, but answers
+ * only within the second it was made in (CachedBody.second).
  */
 export function metaHandler(ctx: HandlerContext, endpoint: Endpoint) {
   const fixedByGeneration = new Map<number, MetaOfGeneration>();
-  // The body changes at most once a second (age_seconds): the last one is kept per (state, URL).
-  let last: { key: string; entry: CachedBody } | undefined;
   return async (request: FastifyRequest, reply: FastifyReply) => {
     const state = await ctx.pointer.current();
+    const key = `${state.version} ${request.url}`;
+    const cached = ctx.cache.get(key);
+    if (cached && isCurrent(cached, Date.now())) return send(ctx, request, reply, state, cached);
     const query = parseQuery(endpoint.query, request) as { generation?: number };
     const n = chooseGeneration(state, query.generation);
     let fixed = fixedByGeneration.get(n);
@@ -247,11 +294,9 @@ export function metaHandler(ctx: HandlerContext, endpoint: Endpoint) {
     }
     if (!state.latest) throw new ApiError(503, 'no_generation', 'no generation is published');
     const now = Date.now();
-    const key = `${state.version} ${Math.floor(now / 1000)} ${n}`;
-    if (last?.key !== key) {
-      const body = writeJson(metaBody(fixed, state, ctx.cadenceSeconds, now));
-      last = { key, entry: { generation: n, body: Buffer.from(body), etag: etagOfBody(n, body) } };
-    }
-    return send(ctx, request, reply, state, last.entry);
+    const body = writeJson(metaBody(fixed, state, ctx.cadenceSeconds, now));
+    const entry = { generation: n, body: Buffer.from(body), etag: etagOfBody(n, body), second: Math.floor(now / 1000) };
+    ctx.cache.set(key, entry);
+    return send(ctx, request, reply, state, entry);
   };
 }
