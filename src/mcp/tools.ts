@@ -10,15 +10,8 @@ import {
   SEARCH_MAX_CHARS,
 } from '../api/schemas/query.ts';
 import { Address, Category, Count, Micro, Window } from '../api/schemas/common.ts';
-import {
-  DirectoryPage,
-  MarketDaily,
-  Meta,
-  PaymentRow,
-  Provenance,
-  RankingsPage,
-  SellerProfile,
-} from '../api/schemas/responses.ts';
+import { DirectoryPage, RankingsPage } from '../api/schemas/directory.ts';
+import { MarketDaily, Meta, PaymentRow, Provenance, SellerProfile } from '../api/schemas/responses.ts';
 import { MarketSummary } from '../api/schemas/groups.ts';
 import { explain, GLOSSARY } from '../api/glossary.ts';
 import { parseJsonLossless } from '../lib/json.ts';

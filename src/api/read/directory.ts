@@ -3,7 +3,7 @@ import type { z } from 'zod';
 import type { Schema } from '../../db/schema.ts';
 import { decodeDirectoryCursor, directoryFilterDigest, encodeDirectoryCursor, type DirectorySort } from '../cursor.ts';
 import { badParameter } from '../errors.ts';
-import type { SellerDirectoryPage } from '../schemas/responses.ts';
+import type { SellerDirectoryPage } from '../schemas/directory.ts';
 import { CLASSES, hasClasses, type EvidenceClass } from './classes.ts';
 import { displayNames } from './display-name.ts';
 import type { GenerationRow } from './generation.ts';
