@@ -1,6 +1,6 @@
-import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { sql, type Kysely, type RawBuilder, type Selectable } from 'kysely';
 import type { z } from 'zod';
-import type { Schema } from '../../db/schema.ts';
+import type { GenSellersTable, Schema } from '../../db/schema.ts';
 import { decodeDirectoryCursor, directoryFilterDigest, encodeDirectoryCursor, type DirectorySort } from '../cursor.ts';
 import { badParameter } from '../errors.ts';
 import type { SellerDirectoryPage } from '../schemas/directory.ts';
@@ -40,21 +40,20 @@ const KEYS: Record<DirectorySort, { key: RawBuilder<unknown>; type: RawBuilder<u
 /** An address or its start: 6 to 40 hex digits, with or without 0x (a q the address search takes). */
 const ADDRESS_PREFIX = /^(?:0x)?([0-9a-f]{6,40})$/i;
 
-/** The conditions of the filters on gen_sellers `s` of generation g (besides the generation). */
-function filters(
-  db: Kysely<Schema>,
-  g: GenerationRow,
-  p: SellerDirectoryParams,
-  terms: string[][] | null,
-): RawBuilder<boolean>[] {
-  const out: RawBuilder<boolean>[] = [];
+/**
+ * The conditions of the filters on gen_sellers `s` of generation g. `matched`: whether the
+ * statement holds q's listing match as the CTE `matched` (the sellers of the listings q's words
+ * find); without it, q's words find no one.
+ */
+function filters(g: GenerationRow, p: SellerDirectoryParams, matched: boolean): RawBuilder<boolean>[] {
+  const out: RawBuilder<boolean>[] = [sql`s.generation = ${g.generation}`];
   if (p.category !== undefined) out.push(sql`${p.category} = any(s.categories)`);
   if (p.evidence_state !== undefined) out.push(sql`s.evidence_state = ${p.evidence_state}`);
   if (p.farm_flag !== undefined) out.push(sql`s.farm_flag = ${p.farm_flag}`);
   if (p.class !== undefined) out.push(sql`s.class_payments_30d[${CLASSES.indexOf(p.class) + 1}::int] > 0`);
   if (p.q !== undefined) {
-    const found = terms
-      ? sql<boolean>`s.seller_address in (${listingSearchSellers(db, g, terms)})`
+    const found = matched
+      ? sql<boolean>`s.seller_address in (select m.seller_address from matched m)`
       : sql<boolean>`false`;
     const prefix = ADDRESS_PREFIX.exec(p.q.trim())?.[1];
     out.push(prefix ? sql`(starts_with(s.seller_address, ${`0x${prefix.toLowerCase()}`}) or ${found})` : found);
@@ -87,8 +86,9 @@ async function operatorGroups(
  * a base_usdc listing, verified or not) that passes the filters, in `sort` order (descending,
  * ties by seller_address ascending, a null key last), after the cursor's seller. `total` counts
  * every seller that passes the filters. A page is read from the order's index from the cursor's
- * place on (a keyset: the key of the cursor's seller, then its address), never sorted whole.
- * Several statements: run it in one repeatable-read transaction (the endpoint's `reads`).
+ * place on (a keyset: the key of the cursor's seller, then its address), never sorted whole; the
+ * page and `total` are one statement. Several statements in all (q's words, the cursor's key, the
+ * names and groups): run it in one repeatable-read transaction (the endpoint's `reads`).
  */
 export async function readSellerDirectory(
   db: Kysely<Schema>,
@@ -118,15 +118,16 @@ export async function readSellerDirectory(
   const { key, type } = KEYS[sort];
   // (q's words and the catalog words each matches, looked up once for the page and the count)
   const terms = p.q !== undefined ? await matchTerms(db, g, p.q, tuning) : null;
-  const where = filters(db, g, p, terms);
+  const where = sql.join(filters(g, p, terms !== null), sql` and `);
 
+  let after = sql<boolean>`true`;
   if (p.cursor !== undefined) {
-    const after = decodeDirectoryCursor(p.cursor, sort, digest);
+    const cursorSeller = decodeDirectoryCursor(p.cursor, sort, digest);
     const at = await db
       .selectFrom('gen_sellers as s')
       .select(sql<string>`${key}::text`.as('k'))
       .where('s.generation', '=', g.generation)
-      .where('s.seller_address', '=', after)
+      .where('s.seller_address', '=', cursorSeller)
       .executeTakeFirst();
     if (!at)
       throw badParameter(
@@ -136,23 +137,24 @@ export async function readSellerDirectory(
       );
     const k = sql`${at.k}::${type}`;
     // (key <= k) lets the index scan start at the cursor; the rest skips the ties already served.
-    where.push(sql`${key} <= ${k} and (${key} < ${k} or s.seller_address > ${after})`);
+    after = sql`${key} <= ${k} and (${key} < ${k} or s.seller_address > ${cursorSeller})`;
   }
 
-  let page = db.selectFrom('gen_sellers as s').selectAll('s').where('s.generation', '=', g.generation);
-  for (const w of where) page = page.where(w);
-  const rows = await page
-    .orderBy(key, 'desc')
-    .orderBy('s.seller_address')
-    .limit(p.limit + 1)
-    .execute();
-
-  let count = db
-    .selectFrom('gen_sellers as s')
-    .select(sql<number>`count(*)::int`.as('n'))
-    .where('s.generation', '=', g.generation);
-  for (const w of filters(db, g, p, terms)) count = count.where(w);
-  const total = (await count.executeTakeFirstOrThrow()).n;
+  // One statement for the page and `total`, so that q's listing match (a GIN bitmap over the
+  // snapshot's listings: seconds when nearly every listing holds q's words) is taken once, into
+  // the CTE both read. The page is still read from the order's index, from the cursor on; the
+  // total's row comes back alone (its page columns null) when the page is empty.
+  const matched = terms ? sql`with matched as materialized (${listingSearchSellers(db, g, terms)}) ` : sql.raw('');
+  const { rows: read } = await sql<Selectable<GenSellersTable> & { total: number }>`${matched}
+    select t.total, p.*
+      from (select count(*)::int as total from gen_sellers s where ${where}) t
+      left join (select s.*, ${key} as sort_key from gen_sellers s
+                  where ${where} and ${after}
+                  order by ${key} desc, s.seller_address
+                  limit ${p.limit + 1}) p on true
+     order by p.sort_key desc, p.seller_address`.execute(db);
+  const total = read[0]!.total;
+  const rows = read.filter((r) => r.seller_address !== null);
 
   const shown = rows.slice(0, p.limit);
   const addresses = shown.map((r) => r.seller_address);
