@@ -41,19 +41,23 @@ const KEYS: Record<DirectorySort, { key: RawBuilder<unknown>; type: RawBuilder<u
 const ADDRESS_PREFIX = /^(?:0x)?([0-9a-f]{6,40})$/i;
 
 /**
- * The conditions of the filters on gen_sellers `s` of generation g. `matched`: whether the
- * statement holds q's listing match as the CTE `matched` (the sellers of the listings q's words
- * find); without it, q's words find no one.
+ * The conditions of the filters on gen_sellers `s` of generation g. `terms`: matchTerms' answer
+ * for q (null: q's words find no one).
  */
-function filters(g: GenerationRow, p: SellerDirectoryParams, matched: boolean): RawBuilder<boolean>[] {
+function filters(
+  db: Kysely<Schema>,
+  g: GenerationRow,
+  p: SellerDirectoryParams,
+  terms: string[][] | null,
+): RawBuilder<boolean>[] {
   const out: RawBuilder<boolean>[] = [sql`s.generation = ${g.generation}`];
   if (p.category !== undefined) out.push(sql`${p.category} = any(s.categories)`);
   if (p.evidence_state !== undefined) out.push(sql`s.evidence_state = ${p.evidence_state}`);
   if (p.farm_flag !== undefined) out.push(sql`s.farm_flag = ${p.farm_flag}`);
   if (p.class !== undefined) out.push(sql`s.class_payments_30d[${CLASSES.indexOf(p.class) + 1}::int] > 0`);
   if (p.q !== undefined) {
-    const found = matched
-      ? sql<boolean>`s.seller_address in (select m.seller_address from matched m)`
+    const found = terms
+      ? sql<boolean>`s.seller_address in (${listingSearchSellers(db, g, terms)})`
       : sql<boolean>`false`;
     const prefix = ADDRESS_PREFIX.exec(p.q.trim())?.[1];
     out.push(prefix ? sql`(starts_with(s.seller_address, ${`0x${prefix.toLowerCase()}`}) or ${found})` : found);
@@ -118,9 +122,10 @@ export async function readSellerDirectory(
   const { key, type } = KEYS[sort];
   // (q's words and the catalog words each matches, looked up once for the page and the count)
   const terms = p.q !== undefined ? await matchTerms(db, g, p.q, tuning) : null;
-  const where = sql.join(filters(g, p, terms !== null), sql` and `);
+  const where = sql.join(filters(db, g, p, terms), sql` and `);
 
-  let after = sql<boolean>`true`;
+  /** The rows after the cursor's seller, on a row whose order key is `k` and address `a`. */
+  let after = (_k: RawBuilder<unknown>, _a: RawBuilder<unknown>) => sql<boolean>`true`;
   if (p.cursor !== undefined) {
     const cursorSeller = decodeDirectoryCursor(p.cursor, sort, digest);
     const at = await db
@@ -135,23 +140,35 @@ export async function readSellerDirectory(
         `names a seller that is not in generation ${g.generation}; continue with the generation of the page that gave it (generation=N), or start again`,
         'invalid_cursor',
       );
-    const k = sql`${at.k}::${type}`;
+    const at_k = sql`${at.k}::${type}`;
     // (key <= k) lets the index scan start at the cursor; the rest skips the ties already served.
-    after = sql`${key} <= ${k} and (${key} < ${k} or s.seller_address > ${cursorSeller})`;
+    after = (k, a) => sql<boolean>`${k} <= ${at_k} and (${k} < ${at_k} or ${a} > ${cursorSeller})`;
   }
 
-  // One statement for the page and `total`, so that q's listing match (a GIN bitmap over the
-  // snapshot's listings: seconds when nearly every listing holds q's words) is taken once, into
-  // the CTE both read. The page is still read from the order's index, from the cursor on; the
-  // total's row comes back alone (its page columns null) when the page is empty.
-  const matched = terms ? sql`with matched as materialized (${listingSearchSellers(db, g, terms)}) ` : sql.raw('');
-  const { rows: read } = await sql<Selectable<GenSellersTable> & { total: number }>`${matched}
+  // One statement for the page and `total`; the total's row comes back alone (its page columns
+  // null) when the page is empty. Without q, the page is read from the order's index from the
+  // cursor on. With q, the sellers that pass (q's listing match, seconds when nearly every listing
+  // holds q's words, joined to the sellers) are taken once, into the CTE `hits` (address and key)
+  // that the count and the page both read; the page's rows are then fetched by their address.
+  const { rows: read } =
+    p.q === undefined
+      ? await sql<Selectable<GenSellersTable> & { total: number }>`
     select t.total, p.*
       from (select count(*)::int as total from gen_sellers s where ${where}) t
       left join (select s.*, ${key} as sort_key from gen_sellers s
-                  where ${where} and ${after}
+                  where ${where} and ${after(key, sql`s.seller_address`)}
                   order by ${key} desc, s.seller_address
                   limit ${p.limit + 1}) p on true
+     order by p.sort_key desc, p.seller_address`.execute(db)
+      : await sql<Selectable<GenSellersTable> & { total: number }>`
+    with hits as materialized (select s.seller_address, ${key} as sort_key from gen_sellers s where ${where})
+    select t.total, s.*
+      from (select count(*)::int as total from hits) t
+      left join (select h.* from hits h
+                  where ${after(sql`h.sort_key`, sql`h.seller_address`)}
+                  order by h.sort_key desc, h.seller_address
+                  limit ${p.limit + 1}) p on true
+      left join gen_sellers s on s.generation = ${g.generation} and s.seller_address = p.seller_address
      order by p.sort_key desc, p.seller_address`.execute(db);
   const total = read[0]!.total;
   const rows = read.filter((r) => r.seller_address !== null);
