@@ -4,14 +4,20 @@
  * indexes (docs/benchmarks.md, "Seller directory"): the first page and a deep page (a cursor at
  * seller DEEP of the order, default 40,000) of each order, a filtered first page and a search.
  *
- *   BENCH_DATABASE_URL=postgres://... npx tsx bench/directory.ts   (SELLERS=, DEEP=, RUNS=)
+ *   BENCH_DATABASE_URL=postgres://... npx tsx bench/directory.ts   (SELLERS=, DEEP=, RUNS=, CASES=, BASE=)
  *
  * Two scratch schemas hold the same generation (bench/api/seed.ts, made a 3.0.0 one with an
  * external revenue, classes, evidence states and farm flags per seller); in one, the four indexes
  * of migration 0037 are dropped ("before"). Reads alternate between the two, one read of each
  * case per round, so both sides see the same load. A read is what a response-cache miss costs:
  * the page, its total and its display names. Prints min / median / max milliseconds per case.
+ *
+ * CASES=<regular expression>: only the cases whose name matches (e.g. CASES=typical).
+ * BASE=<another checkout>: compare code, not indexes: "before" is that checkout's
+ * readSellerDirectory, "after" this one's, both on the one schema with the indexes; the two pages
+ * of each case are compared once, and a difference stops the run.
  */
+import { isDeepStrictEqual } from 'node:util';
 import os from 'node:os';
 import { sql, type Kysely } from 'kysely';
 import { directoryFilterDigest, encodeDirectoryCursor, type DirectorySort } from '../src/api/cursor.ts';
@@ -33,6 +39,12 @@ if (!base) {
 const SELLERS = Number(process.env.SELLERS ?? 50_000);
 const DEEP = Number(process.env.DEEP ?? 40_000);
 const RUNS = Number(process.env.RUNS ?? 15);
+const CASES = process.env.CASES ? new RegExp(process.env.CASES) : null;
+type Reader = typeof readSellerDirectory;
+const baseReader = process.env.BASE
+  ? ((await import(`${process.env.BASE}/src/api/read/directory.ts`)) as { readSellerDirectory: Reader })
+      .readSellerDirectory
+  : null;
 
 const KEY: Record<DirectorySort, string> = {
   verified_revenue: 'verified_revenue_30d_micro',
@@ -72,15 +84,20 @@ async function sellerAt(db: Kysely<Schema>, sort: DirectorySort, n: number): Pro
   return rows[0]!.a;
 }
 
-const before = await createScratchSchema(base, 'bench_dir_before');
 const after = await createScratchSchema(base, 'bench_dir_after');
+const before = baseReader ? after : await createScratchSchema(base, 'bench_dir_before');
 try {
+  const afterDb = await openDatabase({ databaseUrl: after.url, maxConnections: 2 });
   const dbs = {
-    before: await openDatabase({ databaseUrl: before.url, maxConnections: 2 }),
-    after: await openDatabase({ databaseUrl: after.url, maxConnections: 2 }),
+    before: baseReader ? afterDb : await openDatabase({ databaseUrl: before.url, maxConnections: 2 }),
+    after: afterDb,
+  };
+  const readers: Record<'before' | 'after', Reader> = {
+    before: baseReader ?? readSellerDirectory,
+    after: readSellerDirectory,
   };
   try {
-    await build(dbs.before.db, false);
+    if (!baseReader) await build(dbs.before.db, false);
     await build(dbs.after.db, true);
     const g: GenerationRow = (await readPublishedGeneration(dbs.after.db, 1))!;
     const cases: [string, SellerDirectoryParams][] = [];
@@ -101,6 +118,7 @@ try {
       'q=0x00000000000000000000000000000000000004 (prefix)',
       { q: '0x00000000000000000000000000000000000004', limit: 50 },
     ]);
+    if (CASES) cases.splice(0, cases.length, ...cases.filter(([name]) => CASES.test(name)));
     const times = new Map<string, number[]>(
       cases.flatMap(([name]) => [
         [`${name} | before`, []],
@@ -112,8 +130,11 @@ try {
         .transaction()
         .setIsolationLevel('repeatable read')
         .setAccessMode('read only')
-        .execute((trx) => readSellerDirectory(trx, g, p));
-    for (const [, p] of cases) for (const side of ['before', 'after'] as const) await read(side, p); // warm-up
+        .execute((trx) => readers[side](trx, g, p));
+    for (const [name, p] of cases) {
+      const pages = [await read('before', p), await read('after', p)]; // warm-up
+      if (baseReader && !isDeepStrictEqual(pages[0], pages[1])) throw new Error(`${name}: the pages differ`);
+    }
     for (let r = 0; r < RUNS; r++) {
       for (const [name, p] of cases) {
         for (const side of r % 2 ? (['after', 'before'] as const) : (['before', 'after'] as const)) {
@@ -125,7 +146,7 @@ try {
       }
     }
     console.log(
-      `seller directory page reads, ${SELLERS} sellers, ${RUNS} runs; load average ${os
+      `seller directory page reads, ${SELLERS} sellers, ${RUNS} runs${baseReader ? `, before = ${process.env.BASE}` : ''}; load average ${os
         .loadavg()
         .map((l) => l.toFixed(2))
         .join(' ')}`,
@@ -137,10 +158,10 @@ try {
       );
     }
   } finally {
-    await dbs.before.close();
+    if (!baseReader) await dbs.before.close();
     await dbs.after.close();
   }
 } finally {
-  await before.drop();
+  if (!baseReader) await before.drop();
   await after.drop();
 }

@@ -2,8 +2,8 @@
 // /api/v1/directory, with a search box, filters and sorting. All its state lives in the URL
 // (?view=directory&q=…&sort=…&category=…&evidence_state=…&farm_flag=…&class=…&cursor=…): a reload
 // or back/forward shows the same view; the CSV link downloads the current view.
-import { api, apiUrl, count, esc, hasClasses, link, reasonsOf, short, usdc } from './lib.js';
-import { sortableTable } from './table.js';
+import { api, apiUrl, count, esc, hasClasses, link, reasonsOf } from './lib.js';
+import { metricColumns, sellerColumn, sortableTable, stateColumns } from './table.js';
 import { reasonsHtml, term, valueTerm } from './terms.js';
 
 const main = document.getElementById('main');
@@ -105,46 +105,9 @@ export async function directoryView(meta) {
   // A filter applies as soon as it is chosen (the search text waits for Enter or the button).
   form.querySelectorAll('select').forEach((s) => s.addEventListener('change', () => go(meta, read())));
   const columns = [
-    {
-      label: 'Seller',
-      key: (r) => r.display_name ?? r.seller_address,
-      html: (r) =>
-        `<a href="${link({ seller: r.seller_address })}">${esc(r.display_name ?? short(r.seller_address))}</a> <span class="addr">${short(r.seller_address)}</span>`,
-    },
-    { label: 'Tier', term: 'tier', key: (r) => r.tier, html: (r) => valueTerm('tier', r.tier) },
-    {
-      label: 'Evidence',
-      term: 'evidence_state',
-      key: (r) => r.evidence_state,
-      html: (r) => valueTerm('evidence_state', r.evidence_state),
-    },
-    {
-      label: 'Revenue (USDC)',
-      term: 'verified_revenue',
-      num: true,
-      key: (r) => r.verified_revenue_30d_micro,
-      html: (r) => usdc(r.verified_revenue_30d_micro),
-    },
-    ...(v3
-      ? [
-          {
-            label: 'External (USDC)',
-            term: 'external_revenue',
-            num: true,
-            key: (r) => r.external_revenue_30d_micro,
-            html: (r) => usdc(r.external_revenue_30d_micro),
-          },
-        ]
-      : []),
-    {
-      label: 'Median (USDC)',
-      term: 'median_payment',
-      num: true,
-      key: (r) => r.median_payment_30d_micro,
-      html: (r) => usdc(r.median_payment_30d_micro),
-    },
-    { label: 'Payments', term: 'payments', num: true, key: (r) => r.payments_30d, html: (r) => count(r.payments_30d) },
-    { label: 'Payers', term: 'payers', num: true, key: (r) => r.payers_30d, html: (r) => count(r.payers_30d) },
+    sellerColumn(),
+    ...stateColumns(),
+    ...metricColumns(v3, { median: true }),
     {
       label: 'Categories',
       term: 'categories',

@@ -1,36 +1,10 @@
 // Operator groups: sellers linked by a shared resource host (the method's groups, with their sums
 // as it computed them: /api/v1/operators), and one group with its members (/api/v1/operators/{id}).
 import { all, api, count, esc, hasClasses, link, short, usdc } from './lib.js';
-import { sortableTable } from './table.js';
-import { term, valueTerm } from './terms.js';
+import { metricColumns, sortableTable, stateColumns } from './table.js';
+import { term } from './terms.js';
 
 const main = document.getElementById('main');
-
-/** The money and count columns a group and a member share. */
-function figureColumns(v3) {
-  return [
-    {
-      label: 'Revenue (USDC)',
-      term: 'verified_revenue',
-      num: true,
-      key: (r) => r.verified_revenue_30d_micro,
-      html: (r) => usdc(r.verified_revenue_30d_micro),
-    },
-    ...(v3
-      ? [
-          {
-            label: 'External (USDC)',
-            term: 'external_revenue',
-            num: true,
-            key: (r) => r.external_revenue_30d_micro,
-            html: (r) => usdc(r.external_revenue_30d_micro),
-          },
-        ]
-      : []),
-    { label: 'Payments', term: 'payments', num: true, key: (r) => r.payments_30d, html: (r) => count(r.payments_30d) },
-    { label: 'Payers', term: 'payers', num: true, key: (r) => r.payers_30d, html: (r) => count(r.payers_30d) },
-  ];
-}
 
 export async function operatorsView(meta, id) {
   const v3 = hasClasses(meta.method_version);
@@ -47,7 +21,7 @@ export async function operatorsView(meta, id) {
     },
     { label: 'Sellers', num: true, key: (g) => g.seller_count, html: (g) => count(g.seller_count) },
     { label: 'Hosts', key: (g) => g.hosts.join(' '), html: (g) => esc(g.hosts.join(', ')) },
-    ...figureColumns(v3),
+    ...metricColumns(v3),
   ];
   main.append(sortableTable('Operator groups, by revenue', columns, groups, 'operators'));
 }
@@ -68,14 +42,8 @@ async function operatorView(v3, id) {
       key: (m) => m.seller_address,
       html: (m) => `<a href="${link({ seller: m.seller_address })}">${short(m.seller_address)}</a>`,
     },
-    { label: 'Tier', term: 'tier', key: (m) => m.tier, html: (m) => valueTerm('tier', m.tier) },
-    {
-      label: 'Evidence',
-      term: 'evidence_state',
-      key: (m) => m.evidence_state,
-      html: (m) => valueTerm('evidence_state', m.evidence_state),
-    },
-    ...figureColumns(v3),
+    ...stateColumns(),
+    ...metricColumns(v3),
   ];
   main.append(sortableTable('Members', columns, g.members, 'members'));
 }

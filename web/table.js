@@ -1,7 +1,7 @@
 // A table whose columns sort on click, Enter or Space (their headers are buttons); a column with
 // a glossary key (`term`) explains its header on hover and focus.
-import { compare, esc } from './lib.js';
-import { headerTerm } from './terms.js';
+import { compare, count, esc, link, short, usdc } from './lib.js';
+import { headerTerm, valueTerm } from './terms.js';
 
 /**
  * `columns`: [{label, key(row), html(row), num?, term?}]. The table scrolls sideways inside its
@@ -38,4 +38,43 @@ export function sortableTable(caption, columns, rows, id) {
   render(rows);
   wrap.append(table);
   return wrap;
+}
+
+/** The column of a seller: its display name (or short address) linking to its page, and its address. */
+export function sellerColumn() {
+  return {
+    label: 'Seller',
+    key: (r) => r.display_name ?? r.seller_address,
+    html: (r) =>
+      `<a href="${link({ seller: r.seller_address })}">${esc(r.display_name ?? short(r.seller_address))}</a> <span class="addr">${short(r.seller_address)}</span>`,
+  };
+}
+
+/** The tier and evidence state columns of a seller row (the directory, an operator's members). */
+export function stateColumns() {
+  return [
+    { label: 'Tier', term: 'tier', key: (r) => r.tier, html: (r) => valueTerm('tier', r.tier) },
+    {
+      label: 'Evidence',
+      term: 'evidence_state',
+      key: (r) => r.evidence_state,
+      html: (r) => valueTerm('evidence_state', r.evidence_state),
+    },
+  ];
+}
+
+/**
+ * The 30-day metric columns of a row of the API (a seller, an operator group or member), in one
+ * order everywhere: revenue, external revenue (method 3.x: `v3`), the median payment (`median`,
+ * for rows that have one), payments, payers. Values as served, formatted only.
+ */
+export function metricColumns(v3, { median = false } = {}) {
+  const money = (label, term, field) => ({ label, term, num: true, key: (r) => r[field], html: (r) => usdc(r[field]) });
+  return [
+    money('Revenue (USDC)', 'verified_revenue', 'verified_revenue_30d_micro'),
+    ...(v3 ? [money('External (USDC)', 'external_revenue', 'external_revenue_30d_micro')] : []),
+    ...(median ? [money('Median (USDC)', 'median_payment', 'median_payment_30d_micro')] : []),
+    { label: 'Payments', term: 'payments', num: true, key: (r) => r.payments_30d, html: (r) => count(r.payments_30d) },
+    { label: 'Payers', term: 'payers', num: true, key: (r) => r.payers_30d, html: (r) => count(r.payers_30d) },
+  ];
 }

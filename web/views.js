@@ -2,7 +2,7 @@
 // formats it and never computes a metric.
 import { all, api, count, esc, hasClasses, link, pinned, reasonsOf, short, usdc } from './lib.js';
 import { byDay, chart, valueOr0, windowDays } from './charts.js';
-import { sortableTable } from './table.js';
+import { metricColumns, sellerColumn, sortableTable } from './table.js';
 import { reasonsHtml, term, valueTerm } from './terms.js';
 import { marketSummary } from './summary.js';
 
@@ -11,45 +11,6 @@ const main = document.getElementById('main');
 async function categories() {
   const doc = await (await fetch('/api/v1/openapi.json')).json();
   return doc.components.schemas.Category.enum;
-}
-
-/** The columns of a seller row that the rankings and the directory share. */
-export function sellerColumns(v3) {
-  return [
-    {
-      label: 'Seller',
-      key: (r) => r.display_name ?? r.seller_address,
-      html: (r) =>
-        `<a href="${link({ seller: r.seller_address })}">${esc(r.display_name ?? short(r.seller_address))}</a> <span class="addr">${short(r.seller_address)}</span>`,
-    },
-    {
-      label: 'Revenue (USDC)',
-      term: 'verified_revenue',
-      num: true,
-      key: (r) => r.verified_revenue_30d_micro,
-      html: (r) => usdc(r.verified_revenue_30d_micro),
-    },
-    ...(v3
-      ? [
-          {
-            label: 'External (USDC)',
-            term: 'external_revenue',
-            num: true,
-            key: (r) => r.external_revenue_30d_micro,
-            html: (r) => usdc(r.external_revenue_30d_micro),
-          },
-        ]
-      : []),
-    {
-      label: 'Median (USDC)',
-      term: 'median_payment',
-      num: true,
-      key: (r) => r.median_payment_30d_micro,
-      html: (r) => usdc(r.median_payment_30d_micro),
-    },
-    { label: 'Payments', term: 'payments', num: true, key: (r) => r.payments_30d, html: (r) => count(r.payments_30d) },
-    { label: 'Payers', term: 'payers', num: true, key: (r) => r.payers_30d, html: (r) => count(r.payers_30d) },
-  ];
 }
 
 export async function rankingsView(meta) {
@@ -79,7 +40,8 @@ export async function rankingsView(meta) {
   main.querySelector('#sort')?.addEventListener('change', (e) => go(category, e.target.value));
   const columns = [
     { label: 'Rank', term: 'rank', num: true, key: (r) => r.rank, html: (r) => r.rank },
-    ...sellerColumns(v3),
+    sellerColumn(),
+    ...metricColumns(v3, { median: true }),
     {
       label: 'Evidence',
       term: 'evidence_state',

@@ -27,16 +27,11 @@ import {
   DirectoryPage,
   DirectorySeller,
   ListingRow,
-  MarketDaily,
   RankingRow,
-  SellerDaily,
-  Meta,
-  PaymentsPage,
   RankingsPage,
-  SellerPeriods,
   SellerDirectoryPage,
-  SellerProfile,
-} from './schemas/responses.ts';
+} from './schemas/directory.ts';
+import { MarketDaily, SellerDaily, Meta, PaymentsPage, SellerPeriods, SellerProfile } from './schemas/responses.ts';
 import { MarketSummary, OperatorGroupDetail, OperatorsPage } from './schemas/groups.ts';
 import { badParameter } from './errors.ts';
 

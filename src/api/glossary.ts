@@ -1,7 +1,7 @@
 /**
  * What each label a person meets means, in one place: the web page shows these texts on hover
  * and on keyboard focus of a label (served to it as /web/glossary.json, src/api/web.ts), and the
- * MCP tools (src/mcp/tools.ts) use the same texts in their descriptions and in explain_metric.
+ * MCP tools (src/mcp/tools/*.ts) use the same texts in their descriptions and in explain_metric.
  * The words follow docs/METHOD.md; a text says what a value is, not how the page draws it.
  */
 export interface GlossaryEntry {

@@ -6,7 +6,8 @@ import { writeJson } from '../lib/json.ts';
 import type { Logger } from '../lib/log.ts';
 import { silentLogger } from '../lib/log.ts';
 import type { ApiClient } from './client.ts';
-import { TOOLS, ToolFailure } from './tools.ts';
+import { TOOLS } from './tools.ts';
+import { ToolFailure } from './tools/common.ts';
 
 /**
  * The params of tools/call that this server reads, with messages that name the field. Other

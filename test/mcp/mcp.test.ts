@@ -91,11 +91,12 @@ describe.each(backends())('MCP on $backend', ({ backend }) => {
       (await clients[transport].callTool({ name, arguments: args })) as ToolResult;
 
     describe(`over ${transport}`, () => {
-      it('default: lists the seven tools, each with input and output schemas', async () => {
+      it('default: lists the eight tools, each with input and output schemas', async () => {
         const { tools } = await clients[transport].listTools();
         expect(tools.map((t) => t.name).sort()).toEqual([
           'explain_metric',
           'get_seller',
+          'list_sellers',
           'market_daily',
           'market_summary',
           'search_listings',
@@ -125,7 +126,7 @@ describe.each(backends())('MCP on $backend', ({ backend }) => {
         }
       });
 
-      it('behavior: get_seller, top_sellers and market_daily answer what the API answers', async () => {
+      it('behavior: get_seller, top_sellers, market_daily and list_sellers answer what the API answers', async () => {
         // get_seller with detail: the profile, and the daily series of the same generation under `daily`.
         const seller = await call('get_seller', { address: A.toUpperCase().replace('0X', '0x'), detail: true });
         const profile = await api(`/api/v1/sellers/${A}`);
@@ -184,6 +185,8 @@ describe.each(backends())('MCP on $backend', ({ backend }) => {
           ],
           ['market_daily', {}, '/api/v1/market/daily'],
           ['market_summary', {}, '/api/v1/market/summary'],
+          ['list_sellers', { sort: 'payers', limit: 2 }, '/api/v1/directory?sort=payers&limit=2'],
+          ['list_sellers', { query: 'example' }, '/api/v1/directory?q=example&limit=20'],
         ];
         for (const [name, args, url] of pairs) {
           const result = await call(name, args);

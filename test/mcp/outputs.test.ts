@@ -32,6 +32,9 @@ const CALLS: [string, Record<string, unknown>][] = [
   ['status', {}],
   ['search_listings', { query: 'inference' }],
   ['search_listings', { query: 'example', verified_only: true, limit: 1, generation: GEN2 }],
+  ['list_sellers', {}],
+  ['list_sellers', { sort: 'external_revenue', class: 'eip3009', query: 'example', limit: 2 }],
+  ['list_sellers', { farm_flag: 0, evidence_state: 'verified', category: 'inference', generation: GEN2 }],
   ['get_seller', { address: A }],
   ['get_seller', { address: B, detail: true }],
   ['get_seller', { address: A, detail: true, generation: GEN2 }],
@@ -97,6 +100,7 @@ describe.each(backends())('MCP outputs on $backend', ({ backend }) => {
       ['top_sellers', { sort: 'external_revenue', generation: GEN2 }],
       ['explain_metric', { address: A, metric: 'external_revenue_30d_micro', generation: GEN2 }],
       ['search_listings', { query: 'x', bogus: 1 }],
+      ['list_sellers', { class: 'eip3009', generation: GEN2 }],
     ] as const) {
       const result = (await client.callTool({ name, arguments: args })) as {
         isError?: boolean;

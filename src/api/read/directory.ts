@@ -1,9 +1,9 @@
-import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { sql, type Kysely, type RawBuilder, type Selectable } from 'kysely';
 import type { z } from 'zod';
-import type { Schema } from '../../db/schema.ts';
+import type { GenSellersTable, Schema } from '../../db/schema.ts';
 import { decodeDirectoryCursor, directoryFilterDigest, encodeDirectoryCursor, type DirectorySort } from '../cursor.ts';
 import { badParameter } from '../errors.ts';
-import type { SellerDirectoryPage } from '../schemas/responses.ts';
+import type { SellerDirectoryPage } from '../schemas/directory.ts';
 import { CLASSES, hasClasses, type EvidenceClass } from './classes.ts';
 import { displayNames } from './display-name.ts';
 import type { GenerationRow } from './generation.ts';
@@ -40,14 +40,17 @@ const KEYS: Record<DirectorySort, { key: RawBuilder<unknown>; type: RawBuilder<u
 /** An address or its start: 6 to 40 hex digits, with or without 0x (a q the address search takes). */
 const ADDRESS_PREFIX = /^(?:0x)?([0-9a-f]{6,40})$/i;
 
-/** The conditions of the filters on gen_sellers `s` of generation g (besides the generation). */
+/**
+ * The conditions of the filters on gen_sellers `s` of generation g. `terms`: matchTerms' answer
+ * for q (null: q's words find no one).
+ */
 function filters(
   db: Kysely<Schema>,
   g: GenerationRow,
   p: SellerDirectoryParams,
   terms: string[][] | null,
 ): RawBuilder<boolean>[] {
-  const out: RawBuilder<boolean>[] = [];
+  const out: RawBuilder<boolean>[] = [sql`s.generation = ${g.generation}`];
   if (p.category !== undefined) out.push(sql`${p.category} = any(s.categories)`);
   if (p.evidence_state !== undefined) out.push(sql`s.evidence_state = ${p.evidence_state}`);
   if (p.farm_flag !== undefined) out.push(sql`s.farm_flag = ${p.farm_flag}`);
@@ -87,8 +90,9 @@ async function operatorGroups(
  * a base_usdc listing, verified or not) that passes the filters, in `sort` order (descending,
  * ties by seller_address ascending, a null key last), after the cursor's seller. `total` counts
  * every seller that passes the filters. A page is read from the order's index from the cursor's
- * place on (a keyset: the key of the cursor's seller, then its address), never sorted whole.
- * Several statements: run it in one repeatable-read transaction (the endpoint's `reads`).
+ * place on (a keyset: the key of the cursor's seller, then its address), never sorted whole; the
+ * page and `total` are one statement. Several statements in all (q's words, the cursor's key, the
+ * names and groups): run it in one repeatable-read transaction (the endpoint's `reads`).
  */
 export async function readSellerDirectory(
   db: Kysely<Schema>,
@@ -118,15 +122,17 @@ export async function readSellerDirectory(
   const { key, type } = KEYS[sort];
   // (q's words and the catalog words each matches, looked up once for the page and the count)
   const terms = p.q !== undefined ? await matchTerms(db, g, p.q, tuning) : null;
-  const where = filters(db, g, p, terms);
+  const where = sql.join(filters(db, g, p, terms), sql` and `);
 
+  /** The rows after the cursor's seller, on a row whose order key is `k` and address `a`. */
+  let after = (_k: RawBuilder<unknown>, _a: RawBuilder<unknown>) => sql<boolean>`true`;
   if (p.cursor !== undefined) {
-    const after = decodeDirectoryCursor(p.cursor, sort, digest);
+    const cursorSeller = decodeDirectoryCursor(p.cursor, sort, digest);
     const at = await db
       .selectFrom('gen_sellers as s')
       .select(sql<string>`${key}::text`.as('k'))
       .where('s.generation', '=', g.generation)
-      .where('s.seller_address', '=', after)
+      .where('s.seller_address', '=', cursorSeller)
       .executeTakeFirst();
     if (!at)
       throw badParameter(
@@ -134,25 +140,38 @@ export async function readSellerDirectory(
         `names a seller that is not in generation ${g.generation}; continue with the generation of the page that gave it (generation=N), or start again`,
         'invalid_cursor',
       );
-    const k = sql`${at.k}::${type}`;
+    const at_k = sql`${at.k}::${type}`;
     // (key <= k) lets the index scan start at the cursor; the rest skips the ties already served.
-    where.push(sql`${key} <= ${k} and (${key} < ${k} or s.seller_address > ${after})`);
+    after = (k, a) => sql<boolean>`${k} <= ${at_k} and (${k} < ${at_k} or ${a} > ${cursorSeller})`;
   }
 
-  let page = db.selectFrom('gen_sellers as s').selectAll('s').where('s.generation', '=', g.generation);
-  for (const w of where) page = page.where(w);
-  const rows = await page
-    .orderBy(key, 'desc')
-    .orderBy('s.seller_address')
-    .limit(p.limit + 1)
-    .execute();
-
-  let count = db
-    .selectFrom('gen_sellers as s')
-    .select(sql<number>`count(*)::int`.as('n'))
-    .where('s.generation', '=', g.generation);
-  for (const w of filters(db, g, p, terms)) count = count.where(w);
-  const total = (await count.executeTakeFirstOrThrow()).n;
+  // One statement for the page and `total`; the total's row comes back alone (its page columns
+  // null) when the page is empty. Without q, the page is read from the order's index from the
+  // cursor on. With q, the sellers that pass (q's listing match, seconds when nearly every listing
+  // holds q's words, joined to the sellers) are taken once, into the CTE `hits` (address and key)
+  // that the count and the page both read; the page's rows are then fetched by their address.
+  const { rows: read } =
+    p.q === undefined
+      ? await sql<Selectable<GenSellersTable> & { total: number }>`
+    select t.total, p.*
+      from (select count(*)::int as total from gen_sellers s where ${where}) t
+      left join (select s.*, ${key} as sort_key from gen_sellers s
+                  where ${where} and ${after(key, sql`s.seller_address`)}
+                  order by ${key} desc, s.seller_address
+                  limit ${p.limit + 1}) p on true
+     order by p.sort_key desc, p.seller_address`.execute(db)
+      : await sql<Selectable<GenSellersTable> & { total: number }>`
+    with hits as materialized (select s.seller_address, ${key} as sort_key from gen_sellers s where ${where})
+    select t.total, s.*
+      from (select count(*)::int as total from hits) t
+      left join (select h.* from hits h
+                  where ${after(sql`h.sort_key`, sql`h.seller_address`)}
+                  order by h.sort_key desc, h.seller_address
+                  limit ${p.limit + 1}) p on true
+      left join gen_sellers s on s.generation = ${g.generation} and s.seller_address = p.seller_address
+     order by p.sort_key desc, p.seller_address`.execute(db);
+  const total = read[0]!.total;
+  const rows = read.filter((r) => r.seller_address !== null);
 
   const shown = rows.slice(0, p.limit);
   const addresses = shown.map((r) => r.seller_address);

@@ -1,7 +1,7 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
 import { GEN_LISTING_COLUMNS, type GenListingsTable, type Schema } from '../../db/schema.ts';
 import type { z } from 'zod';
-import type { DirectoryPage, ListingRow } from '../schemas/responses.ts';
+import type { DirectoryPage, ListingRow } from '../schemas/directory.ts';
 import { hasClasses } from './classes.ts';
 import type { GenerationRow } from './generation.ts';
 import { DEFAULT_SEARCH_TUNING, searchListings, type SearchTuning } from './search.ts';

@@ -4,7 +4,7 @@ import type { z } from 'zod';
 import type { Schema } from '../../db/schema.ts';
 import { decodeRankCursor, encodeRankCursor, type RankingOrder } from '../cursor.ts';
 import { badParameter } from '../errors.ts';
-import type { RankingsPage } from '../schemas/responses.ts';
+import type { RankingsPage } from '../schemas/directory.ts';
 import { hasClasses } from './classes.ts';
 import { displayNames } from './display-name.ts';
 import { servedWindow, type GenerationRow } from './generation.ts';

@@ -54,3 +54,18 @@ export const ErrorBody = z.strictObject({
   }),
 });
 components.add(ErrorBody, { id: 'Error' });
+
+/** The generation a body was read from, and the method that computed it: the first fields of most bodies. */
+export const Snapshot = { generation: z.int().positive(), method_version: z.string() };
+export const NextCursor = Hex64.nullable().meta({
+  description: 'pass as `cursor` to get the next page; null on the last page',
+});
+
+// Registered here, after Error and before the bodies (./directory.ts, ./responses.ts, ./groups.ts),
+// so the OpenAPI document lists the components in the order it always has.
+/** Method 3.0.0's evidence classes, in the order of its per-class figures. */
+export const EvidenceClass = z.enum(['eip3009', 'permit2_exact', 'permit2_upto', 'batch_settlement']);
+components.add(EvidenceClass, { id: 'EvidenceClass' });
+/** Why a payment is internal (method 3.0.0); null on an external payment. */
+export const InternalReason = z.enum(['seller_funded', 'same_operator']);
+components.add(InternalReason, { id: 'InternalReason' });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Address, components, Count, Hex64, Micro } from './common.ts';
+import { Address, components, Count, Micro, NextCursor, Snapshot } from './common.ts';
 
 /**
  * The bodies of the operator groups and the market summary (issue 23; docs/api.md, docs/METHOD.md
@@ -7,7 +7,6 @@ import { Address, components, Count, Hex64, Micro } from './common.ts';
  * computed before it has none: `computed` is then false.
  */
 
-const Snapshot = { generation: z.int().positive(), method_version: z.string() };
 const Computed = z.boolean().meta({
   description:
     'whether the generation has this output: false for a generation computed before it existed (migration 0038), whose lists are then empty and whose numbers null',
@@ -38,7 +37,7 @@ components.add(OperatorGroup, { id: 'OperatorGroup' });
 
 export const OperatorsPage = z.strictObject({
   count: Count,
-  next_cursor: Hex64.nullable().meta({ description: 'pass as `cursor` to get the next page; null on the last page' }),
+  next_cursor: NextCursor,
   ...Snapshot,
   computed: Computed,
   groups: z

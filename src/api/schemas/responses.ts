@@ -1,123 +1,26 @@
 import { z } from 'zod';
-import { Address, Category, ChainInt, components, Count, Hex64, Iso, Micro, TxHash, Window } from './common.ts';
+import {
+  Address,
+  ChainInt,
+  components,
+  Count,
+  EvidenceClass,
+  Hex64,
+  InternalReason,
+  Iso,
+  Micro,
+  NextCursor,
+  Snapshot,
+  TxHash,
+  Window,
+} from './common.ts';
+import { DisplayName, ListingRow } from './directory.ts';
 
-/** The response bodies of SPEC section 4, field for field. Objects are strict: no extra field. */
-
-const Snapshot = { generation: z.int().positive(), method_version: z.string() };
-
-/** Method 3.0.0's evidence classes, in the order of its per-class figures. */
-export const EvidenceClass = z.enum(['eip3009', 'permit2_exact', 'permit2_upto', 'batch_settlement']);
-components.add(EvidenceClass, { id: 'EvidenceClass' });
-/** Why a payment is internal (method 3.0.0); null on an external payment. */
-export const InternalReason = z.enum(['seller_funded', 'same_operator']);
-components.add(InternalReason, { id: 'InternalReason' });
-const NextCursor = Hex64.nullable().meta({
-  description: 'pass as `cursor` to get the next page; null on the last page',
-});
-
-export const ListingRow = z.strictObject({
-  listing_id: Hex64,
-  seller_address: Address.nullable(),
-  verifiability: z.enum(['base_usdc', 'other_rail']),
-  resource_url: z.string(),
-  title: z.string().nullable(),
-  network: z.string(),
-  description: z.string().nullable(),
-  category: Category,
-  category_source: z.enum(['auto', 'seller_asserted']),
-  tier: z.enum(['verified', 'listed_only']),
-  evidence_state: z.enum(['verified', 'insufficient', 'not_observed']),
-  verified_revenue_30d_micro: Micro.nullable(),
-  median_payment_30d_micro: Micro.nullable(),
-  farm_flag: z.literal([0, 1]).nullable(),
-  farm_reasons: z
-    .string()
-    .nullable()
-    .meta({ description: 'a JSON array encoded as a text string, e.g. "[\\"listing_count>50\\"]"' }),
-  sibling_listings: Count,
-});
-components.add(ListingRow, { id: 'ListingRow' });
-
-export const DirectoryPage = z.strictObject({
-  count: Count,
-  next_cursor: NextCursor,
-  note: z.string(),
-  ...Snapshot,
-  listings: z.array(ListingRow),
-});
-components.add(DirectoryPage, { id: 'DirectoryPage' });
-
-/** SPEC 4, additions for people: a name to show for a seller, claimed by the catalog. */
-const DisplayName = z
-  .string()
-  .nullable()
-  .meta({
-    description:
-      "a name for people: the seller's first non-null listing title (in listing_id order), else the host of its first resource URL. " +
-      'A claim of the catalog, like title: not verified.',
-  });
-
-export const RankingRow = z.strictObject({
-  rank: z.int().positive(),
-  seller_address: Address,
-  slug: Address,
-  display_name: DisplayName,
-  verified_revenue_30d_micro: Micro,
-  median_payment_30d_micro: Micro.nullable(),
-  payments_30d: Count,
-  payers_30d: Count,
-  listing_count: Count,
-  categories: z.array(Category),
-  farm_flag: z.literal([0, 1]),
-  farm_reasons: z.string().nullable(),
-  // Method 3.0.0 (null on 1.x and 2.x generations); last, so that CSV columns keep their places.
-  external_revenue_30d_micro: Micro.nullable(),
-  external_payments_30d: Count.nullable(),
-  external_payers_30d: Count.nullable(),
-});
-components.add(RankingRow, { id: 'RankingRow' });
-
-export const RankingsPage = z.strictObject({
-  count: Count,
-  next_cursor: NextCursor,
-  ...Snapshot,
-  window: Window,
-  rankings: z.array(RankingRow),
-});
-components.add(RankingsPage, { id: 'RankingsPage' });
-
-/** One seller of the seller directory (GET /api/v1/directory). */
-export const DirectorySeller = z.strictObject({
-  seller_address: Address,
-  slug: Address,
-  display_name: DisplayName,
-  tier: z.enum(['verified', 'listed_only']),
-  evidence_state: z.enum(['verified', 'insufficient', 'not_observed']),
-  rank: z.int().positive().nullable(),
-  verified_revenue_30d_micro: Micro,
-  // Method 3.0.0 (null on 1.x and 2.x generations).
-  external_revenue_30d_micro: Micro.nullable(),
-  payments_30d: Count,
-  payers_30d: Count,
-  median_payment_30d_micro: Micro.nullable(),
-  farm_flag: z.literal([0, 1]),
-  farm_reasons: z.string().nullable(),
-  listing_count: Count,
-  categories: z.array(Category),
-  classes: z.array(EvidenceClass).nullable(),
-  operator_group: z.string().nullable(),
-});
-components.add(DirectorySeller, { id: 'DirectorySeller' });
-
-export const SellerDirectoryPage = z.strictObject({
-  count: Count,
-  next_cursor: NextCursor,
-  total: Count,
-  ...Snapshot,
-  sort: z.enum(['verified_revenue', 'external_revenue', 'payments', 'payers']),
-  sellers: z.array(DirectorySeller),
-});
-components.add(SellerDirectoryPage, { id: 'SellerDirectoryPage' });
+/**
+ * The response bodies of SPEC section 4, field for field. Objects are strict: no extra field.
+ * The list bodies (listings, rankings, the seller directory) are in ./directory.ts, the operator
+ * groups and the market summary in ./groups.ts.
+ */
 
 /** The logs of one evidence class, by contract and event signature (method 3.0.0). */
 export const ClassSource = z.strictObject({

@@ -1,0 +1,176 @@
+import { randomBytes } from 'node:crypto';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApi } from '../../src/api/index.ts';
+import { GLOSSARY } from '../../src/api/glossary.ts';
+import { silentLogger } from '../../src/lib/log.ts';
+import { injectClient } from '../../src/mcp/client.ts';
+import { registerMcpRoute } from '../../src/mcp/http.ts';
+import { A, B, C, D } from '../api/fixture.ts';
+import { CONSTANTS3, E, EXACT_PROXY, F, GEN2, GEN3, insertGenerationRow, seedFixture3 } from '../api/fixture3.ts';
+import { backends, freshDatabase, type TestDatabase } from '../helpers/db.ts';
+
+/**
+ * MCP list_sellers (the seller directory, GET /api/v1/directory) through the official SDK client
+ * over Streamable HTTP, on both backends, on test/api/fixture3.ts's generations: 4 (method 3.0.0,
+ * the latest: A, B, E, F ranked, C insufficient, D unpaid) and 2 (2.0.0), plus generation 5
+ * written below with 25 sellers, more than the tool's default page of 20. Every expected order is
+ * worked out by hand from fixture3.ts's table (the same as test/api/directory.test.ts's); each
+ * answer is also the API's own text for the same question.
+ */
+const TOKEN = randomBytes(8).toString('hex');
+const GEN5 = 5;
+/** Generation 5's sellers: 0x0101…, 0x0202…, …, 0x2525…, revenue 25, 24, …, 1 micro-USDC. */
+const MANY = Array.from(
+  { length: 25 },
+  (_, i) =>
+    `0x${String(i + 1)
+      .padStart(2, '0')
+      .repeat(20)}`,
+);
+type ToolResult = {
+  isError?: boolean;
+  content: { type: string; text: string }[];
+  structuredContent?: Record<string, any>;
+};
+
+describe.each(backends())('MCP list_sellers on $backend', ({ backend }) => {
+  let db: TestDatabase;
+  let app: FastifyInstance;
+  let base: string;
+  let client: Client;
+
+  beforeAll(async () => {
+    db = await freshDatabase(backend);
+    await seedFixture3(db.db);
+    const snap = await db.db.selectFrom('catalog_snapshots').select('snapshot_id').executeTakeFirstOrThrow();
+    await insertGenerationRow(db.db, GEN5, '3.0.0', CONSTANTS3, snap.snapshot_id);
+    await db.db
+      .insertInto('gen_sellers')
+      .values(
+        MANY.map((address, i) => ({
+          generation: GEN5,
+          seller_address: address,
+          listing_count: 1,
+          payments_30d: 0,
+          payers_30d: 0,
+          median_payment_30d_micro: null,
+          verified_revenue_30d_micro: BigInt(25 - i),
+          evidence_state: 'not_observed' as const,
+          tier: 'listed_only' as const,
+          farm_flag: 0,
+          farm_reasons: null,
+          rank: null,
+          categories: ['inference'],
+          evidence_sha256: 'cd'.repeat(32),
+          external_revenue_30d_micro: 0n,
+          class_payments_30d: [0, 0, 0, 0],
+        })),
+      )
+      .execute();
+    app = await buildApi(db.db, { rateLimitPerMinute: 100_000, cadenceSeconds: 900, internalToken: TOKEN });
+    registerMcpRoute(app, injectClient(app, TOKEN), silentLogger);
+    base = await app.listen({ port: 0, host: '127.0.0.1' });
+    client = new Client({ name: 'test', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`)));
+  }, 120_000);
+  afterAll(async () => {
+    await client?.close();
+    await app?.close();
+    await db?.close();
+  });
+
+  const call = async (args: Record<string, unknown>) =>
+    (await client.callTool({ name: 'list_sellers', arguments: args })) as ToolResult;
+  const addresses = (r: ToolResult) => r.structuredContent!.sellers.map((s: any) => s.seller_address);
+  const apiText = async (path: string) => (await fetch(base + path)).text();
+
+  it('default: every seller of the latest generation by verified revenue, as the API answers it', async () => {
+    const result = await call({});
+    expect(result.isError).toBeFalsy();
+    // Generation 4 by revenue: A (2^53 + 1), B (82 USDC), E (50), F (10), C (0.3), D (0).
+    expect(addresses(result)).toEqual([A, B, E, F, C, D]);
+    expect(result.structuredContent).toMatchObject({ total: 6, count: 6, generation: GEN3, next_cursor: null });
+    expect(result.content[0]!.text).toBe(await apiText('/api/v1/directory?limit=20'));
+    expect(result.content[0]!.text).toContain('"verified_revenue_30d_micro":9007199254740993,');
+  });
+
+  it("args: sort, each filter and query are the API's, with the same answers", async () => {
+    const cases: [Record<string, unknown>, string, string[]][] = [
+      [{ sort: 'payments' }, 'sort=payments', [B, A, E, F, C, D]], // B 10, then A, E, F 5 each by address
+      [{ sort: 'external_revenue' }, 'sort=external_revenue', [E, A, F, B, C, D]],
+      [{ category: 'data-access' }, 'category=data-access', [A, F]],
+      [
+        { category: 'inference', evidence_state: 'verified', farm_flag: 0 },
+        'category=inference&evidence_state=verified&farm_flag=0',
+        [A, E],
+      ],
+      [{ farm_flag: 1 }, 'farm_flag=1', [B]],
+      [{ class: 'batch_settlement', sort: 'payments' }, 'sort=payments&class=batch_settlement', [B, A, F]],
+      [{ query: 'inferences' }, 'q=inferences', [A, E]], // the plural of listing 1's and 9's "inference"
+      [{ query: '0xBCBCBC' }, 'q=0xBCBCBC', [B]], // the start of B's address, any case
+      [{ query: 'nothing-here' }, 'q=nothing-here', []],
+      [{ generation: GEN2, sort: 'payers' }, `sort=payers&generation=${GEN2}`, [A, B, C, EXACT_PROXY, D, E, F]],
+    ];
+    for (const [args, query, expected] of cases) {
+      const result = await call(args);
+      const label = JSON.stringify(args);
+      expect(result.isError, label).toBeFalsy();
+      expect(addresses(result), label).toEqual(expected);
+      expect(result.structuredContent!.total, label).toBe(expected.length);
+      expect(result.content[0]!.text, label).toBe(await apiText(`/api/v1/directory?${query}&limit=20`));
+    }
+  });
+
+  it('behavior: 20 sellers a page by default; the cursor walks the rest, and a walk of limit 2 covers all once', async () => {
+    const first = await call({ generation: GEN5 });
+    expect(addresses(first)).toEqual(MANY.slice(0, 20));
+    expect(first.structuredContent!.total).toBe(25);
+    const rest = await call({ generation: GEN5, cursor: first.structuredContent!.next_cursor });
+    expect(addresses(rest)).toEqual(MANY.slice(20));
+    expect(rest.structuredContent!.next_cursor).toBeNull();
+    const walked: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await call({ sort: 'payers', limit: 2, ...(cursor ? { cursor } : {}) });
+      walked.push(...addresses(page));
+      cursor = page.structuredContent!.next_cursor ?? undefined;
+    } while (cursor);
+    expect(walked).toEqual([E, F, A, B, C, D]); // payers: E 5, F 4, A and B 3, C 2, D 0
+  });
+
+  it('error: a bad argument, or one the generation cannot take, is a tool error naming it', async () => {
+    const page = await call({ limit: 1 });
+    const cases: [Record<string, unknown>, string][] = [
+      [{ sort: 'external_revenue', generation: GEN2 }, 'sort: '],
+      [{ class: 'eip3009', generation: GEN2 }, 'class: '],
+      [{ sort: 'payments', cursor: page.structuredContent!.next_cursor }, 'cursor: '],
+      [{ query: '%%%' }, 'query: '],
+      [{ query: 'a'.repeat(201) }, 'query: '],
+      [{ farm_flag: 2 }, 'farm_flag: '],
+      [{ limit: 51 }, 'limit: '],
+      [{ evidence_state: 'ranked' }, 'evidence_state: '],
+      [{ tier: 'verified' }, 'tier: '],
+    ];
+    for (const [args, prefix] of cases) {
+      const result = await call(args);
+      const label = JSON.stringify(args);
+      expect(result.isError, label).toBe(true);
+      const message = JSON.parse(result.content[0]!.text).error.message as string;
+      expect(message.startsWith(prefix), `${label}: ${message}`).toBe(true);
+    }
+  });
+
+  it("default: its arguments are described with the glossary's texts", async () => {
+    const tool = (await client.listTools()).tools.find((t) => t.name === 'list_sellers')!;
+    const properties = tool.inputSchema.properties as Record<string, { description: string }>;
+    expect(properties.evidence_state!.description).toContain(GLOSSARY.evidence_state.text);
+    expect(properties.farm_flag!.description).toContain(GLOSSARY.farm_flag.text);
+    expect(properties.class!.description).toContain(GLOSSARY['class.batch_settlement'].text);
+    expect(properties.sort!.description).toContain(GLOSSARY.external_revenue.text);
+    expect(tool.description).toContain(GLOSSARY.operator_group.text);
+    expect(tool.annotations?.readOnlyHint).toBe(true);
+  });
+});
