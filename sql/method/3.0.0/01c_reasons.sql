@@ -31,7 +31,8 @@ select seller_id, class, reason, count(*), sum(value)
 insert into acc_reason_payers (seller_id, reason, payer_id, n)
 select seller_id, reason, payer_id, count(*)
   from m_window
- group by 1, 2, 3;
+ group by 1, 2, 3
+ order by 1, 2, 3;
 
 do $$
 begin
