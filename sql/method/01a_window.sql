@@ -58,9 +58,12 @@ analyze m_acc;
 -- (a bottom-up build instead of one B-tree insert per row: the inserts of acc_day_payers and
 -- acc_payers were 250 s of a 1,212 s cold run at 10M payments, issue 21), with the same name and
 -- columns, before the steady statements below, which need it for their upserts. A failed run
--- rolls the drop back with everything else. The rows are still inserted in the key's order, so
--- that the heap is laid out as before, clustered by seller: the steady runs after a cold one read
--- one seller's rows by the key's prefix (the operator groups' payers, step 2b; a top payer lost).
+-- rolls the drop back with everything else. acc_payers and acc_values are still inserted in the
+-- key's order, so that their heap is clustered by seller as before: the steady runs read one
+-- seller's rows of them by the key's prefix (the operator groups' payers, step 2b; a lost top
+-- payer; the median). The others are read by whole key only, and their sort before the insert
+-- cost more than the bulk build saved (1M payments: acc_day_payers' insert 2.0 s unsorted, 7.1 s
+-- sorted, 10.9 s sorted into the key; docs/benchmarks.md, "The cold path's accumulators in bulk").
 set local maintenance_work_mem = '1GB';
 do $$
 begin
@@ -112,14 +115,12 @@ analyze m_window_day_payers;
 
 insert into acc_day_payers (seller_id, day, payer_id, n)
 select seller_id, day, payer_id, n
-  from m_window_day_payers
- order by 1, 2, 3;
+  from m_window_day_payers;
 
 insert into acc_seller_days (seller_id, day_start, payments, revenue, payers)
 select seller_id, day::int8 * 86400, sum(n)::bigint, sum(total), count(*)
   from m_window_day_payers
- group by seller_id, day
- order by seller_id, day;
+ group by seller_id, day;
 
 insert into acc_payers (seller_id, payer_id, n, total)
 select seller_id, payer_id, sum(n)::bigint, sum(total)

@@ -12,8 +12,9 @@
 
 -- Cold (step 1a's reset: another window, older facts, or 2.0.0's payments): from m_window.
 -- (acc_reason_payers, one row per (seller, reason, payer) of the window, is filled without its
--- primary key and the key built after, as step 1a does for its large tables; acc_reason_sellers
--- counts its rows rather than grouping the window's payments a second time.)
+-- primary key, in no order (steady runs read it by whole key), and the key built after, as step
+-- 1a does for its large tables; acc_reason_sellers counts its rows rather than grouping the
+-- window's payments a second time.)
 do $$
 begin
   if (select reset from m_acc) then
@@ -31,8 +32,7 @@ select seller_id, class, reason, count(*), sum(value)
 insert into acc_reason_payers (seller_id, reason, payer_id, n)
 select seller_id, reason, payer_id, count(*)
   from m_window
- group by 1, 2, 3
- order by 1, 2, 3;
+ group by 1, 2, 3;
 
 do $$
 begin
