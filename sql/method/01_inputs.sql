@@ -104,15 +104,17 @@ select v.*,
        ''::text     as evidence_prefix   -- what an evidence line starts with
   from verified_transfers v;
 
--- The same payments for a cold run's bulk reads (step 1a's m_cold_payments, read again by the
--- market's days, step 4): those visible at this run's seq, at or before its as-of block, with the
--- numbers the aggregates use and nothing else. verified_transfers' rules 2 and 3 on the fact
--- tables themselves: through the view every payment was joined twice to `addresses` for texts no
--- aggregate reads. (A cold run only; the steady steps keep reading m_payment_facts.)
+-- The same payments for a cold run's bulk reads (step 1a's m_window and m_cold_head, read again
+-- by the market's days, step 4): those visible at this run's seq, at or before its as-of block,
+-- with the numbers the aggregates use and nothing else. verified_transfers' rules 2 and 3 on the
+-- fact tables themselves: through the view every payment was joined twice to `addresses` for texts
+-- no aggregate reads. The value stays the facts' `bigint` (m_payment_facts' is `numeric`): the
+-- same numbers, summed and grouped faster; the accumulators' columns take them as `numeric`.
+-- (A cold run only; the steady steps keep reading m_payment_facts.)
 create or replace temp view m_cold_facts as
 select t.to_id                  as seller_id,
        t.from_id                as payer_id,
-       t.value::numeric(78,0)   as value,
+       t.value                  as value,
        b.block_timestamp,
        b.block_number,
        1                        as class,

@@ -48,23 +48,44 @@ select g.run_seq                                   as s1,
 analyze m_acc;
 
 -- Cold (m_acc.reset): the accumulators are emptied and filled from one read of the window's
--- verified payments, each table by one GROUP BY inserted in primary-key order (B-tree inserts in
--- key order append to the rightmost page). The result is what moving empty accumulators by every
--- payment of the window (sign 1) gives, which is what a cold run did before; the statements below
--- it then see accumulators exact for this window: no seller added or removed, nothing to move.
--- Every statement of the block is gated on `reset`, so a steady run passes it at no cost.
+-- verified payments, each table by one GROUP BY. The result is what moving empty accumulators by
+-- every payment of the window (sign 1) gives, which is what a cold run did before; the statements
+-- below it then see accumulators exact for this window: no seller added or removed, nothing to
+-- move. Every statement of the block is gated on `reset`, so a steady run passes it at no cost.
 -- (truncate, not delete: the rows of a 10M-payment window are gigabytes, and no reader but the
--- method, which holds acc_state's lock, reads these tables. The block is one line so that
--- bench/method.ts SPLIT_STEPS, which splits statements at `;` + newline, keeps it whole.)
-do $$ begin if (select reset from m_acc) then truncate acc_sellers, acc_values, acc_payers, acc_day_payers, acc_seller_days; end if; end $$;
+-- method, which holds acc_state's lock, reads these tables.)
+-- The four large tables are filled without their primary key, which is built after the insert
+-- (a bottom-up build instead of one B-tree insert per row: the inserts of acc_day_payers and
+-- acc_payers were 250 s of a 1,212 s cold run at 10M payments, issue 21), with the same name and
+-- columns, before the steady statements below, which need it for their upserts. A failed run
+-- rolls the drop back with everything else. acc_payers and acc_values are still inserted in the
+-- key's order, so that their heap is clustered by seller as before: the steady runs read one
+-- seller's rows of them by the key's prefix (the operator groups' payers, step 2b; a lost top
+-- payer; the median). The others are read by whole key only, and their sort before the insert
+-- cost more than the bulk build saved (1M payments: acc_day_payers' insert 2.0 s unsorted, 7.1 s
+-- sorted, 10.9 s sorted into the key; docs/benchmarks.md, "The cold path's accumulators in bulk").
+set local maintenance_work_mem = '1GB';
+do $$
+begin
+  if (select reset from m_acc) then
+    truncate acc_sellers, acc_values, acc_payers, acc_day_payers, acc_seller_days;
+    alter table acc_values drop constraint acc_values_pkey;
+    alter table acc_payers drop constraint acc_payers_pkey;
+    alter table acc_day_payers drop constraint acc_day_payers_pkey;
+    alter table acc_seller_days drop constraint acc_seller_days_pkey;
+  end if;
+end $$;
 
 -- The verified payments to sellers of the catalog, read once for the whole cold run, by address
--- ids (grouping and sorting by an integer is cheaper than by the address): the window's, and
--- those of the market's first day before the window starts (market_from_ts, the UTC day holding
--- the window's start), which step 4 reads from here to build the market's days instead of
--- reading the facts again. From m_cold_facts (step 1): the same rows as m_payment_facts visible
--- at s1 = run_seq up to b1 = as_of_block, by sets rather than one probe per payment.
-create temp table m_cold_payments on commit drop as
+-- ids (grouping and sorting by an integer is cheaper than by the address; values stay `bigint`,
+-- whose sums Postgres adds in 128-bit integers, not `numeric`): the window's, and those of the
+-- market's first day before the window starts (market_from_ts, the UTC day holding the window's
+-- start), which step 4 reads to build the market's days instead of reading the facts again. From
+-- m_cold_facts (step 1): the same rows as m_payment_facts visible at s1 = run_seq up to b1 =
+-- as_of_block, by sets rather than one probe per payment. The market's first day is then moved to
+-- m_cold_head (at most a day, against the window's 30: a delete of a few pages, where a copy of
+-- the window into a table of its own wrote every row twice).
+create temp table m_window on commit drop as
 select t.seller_id, t.payer_id, t.value, t.block_timestamp, t.block_number, t.class, t.reason
   from m_cold_facts t
   join m_catalog_sellers c on c.seller_id = t.seller_id
@@ -73,58 +94,63 @@ select t.seller_id, t.payer_id, t.value, t.block_timestamp, t.block_number, t.cl
    and t.block_timestamp >= least(a.ws1 + 1, (select market_from_ts from m_gen))
    and t.block_timestamp <= a.ts1;
 
-analyze m_cold_payments;
-
--- The window's payments (the accumulators' and step 1c's).
-create temp table m_window on commit drop as
-select * from m_cold_payments where block_timestamp > (select ws1 from m_acc);
+create temp table m_cold_head (like m_window) on commit drop;
+with moved as (
+  delete from m_window
+   where block_timestamp <= (select ws1 from m_acc)
+  returning *)
+insert into m_cold_head
+select * from moved;
 
 analyze m_window;
 
 -- Payers per seller and UTC day, and their roll-ups: per seller and payer, per seller and day.
 -- (acc_day_payers keeps the day's number, day_start / 86,400, in 4 bytes: migration 0033)
 create temp table m_window_day_payers on commit drop as
-select seller_id, block_timestamp - block_timestamp % 86400 as day_start, payer_id, count(*) as n, sum(value) as total
+select seller_id, (block_timestamp / 86400)::int4 as day, payer_id, count(*) as n, sum(value) as total
   from m_window
  group by 1, 2, 3;
 
+analyze m_window_day_payers;
+
 insert into acc_day_payers (seller_id, day, payer_id, n)
-select seller_id, day_start / 86400, payer_id, n
-  from m_window_day_payers
- order by seller_id, day_start, payer_id;
+select seller_id, day, payer_id, n
+  from m_window_day_payers;
 
 insert into acc_seller_days (seller_id, day_start, payments, revenue, payers)
-select seller_id, day_start, sum(n)::bigint, sum(total), count(*)
+select seller_id, day::int8 * 86400, sum(n)::bigint, sum(total), count(*)
+  from m_window_day_payers
+ group by seller_id, day;
+
+insert into acc_payers (seller_id, payer_id, n, total)
+select seller_id, payer_id, sum(n)::bigint, sum(total)
   from m_window_day_payers
  group by 1, 2
  order by 1, 2;
 
-create temp table m_window_payers on commit drop as
-select seller_id, payer_id, sum(n)::bigint as n, sum(total) as total
-  from m_window_day_payers
- group by 1, 2;
-
-insert into acc_payers (seller_id, payer_id, n, total)
-select seller_id, payer_id, n, total
-  from m_window_payers
- order by seller_id, payer_id;
-
 -- The histogram of per-request values (for the lower median).
-create temp table m_window_values on commit drop as
-select seller_id, value, count(*) as n
+insert into acc_values (seller_id, value, n)
+select seller_id, value, count(*)
   from m_window
  where class <> 4
- group by 1, 2;
+ group by 1, 2
+ order by 1, 2;
 
-insert into acc_values (seller_id, value, n)
-select seller_id, value, n
-  from m_window_values
- order by seller_id, value;
+do $$
+begin
+  if (select reset from m_acc) then
+    alter table acc_values add constraint acc_values_pkey primary key (seller_id, value);
+    alter table acc_payers add constraint acc_payers_pkey primary key (seller_id, payer_id);
+    alter table acc_day_payers add constraint acc_day_payers_pkey primary key (seller_id, day, payer_id);
+    alter table acc_seller_days add constraint acc_seller_days_pkey primary key (seller_id, day_start);
+  end if;
+end $$;
 
 -- Every seller of the catalog with an address id, paid or not: counts and sums, payers (one row
 -- of acc_payers each) and the top payer's sum, the lower median (the smallest value whose running
 -- count reaches half the payments, as below), the first and last payment (one chain: time grows
--- with the block). (A seller without an id has no payment: step 2 reads it as unpaid.)
+-- with the block). (A seller without an id has no payment: step 2 reads it as unpaid.) The payers
+-- and the histogram are read back from the tables just filled, not from copies of their rows.
 insert into acc_sellers (seller_id, payments, revenue, payers, top_sum, median,
                          first_ts, last_ts, first_block, last_block)
 select c.seller_id,
@@ -141,13 +167,15 @@ select c.seller_id,
                from m_window
               group by 1) w using (seller_id)
   left join (select seller_id, count(*) as payers, max(total) as top_sum
-               from m_window_payers
+               from acc_payers
+              where (select reset from m_acc)
               group by 1) p using (seller_id)
   left join (select seller_id, min(value) as median
                from (select seller_id, value,
                             sum(n) over (partition by seller_id order by value) as cum,
                             sum(n) over (partition by seller_id)                as payments
-                       from m_window_values) h
+                       from acc_values
+                      where (select reset from m_acc)) h
               where 2 * cum >= payments
               group by 1) m using (seller_id)
  where (select reset from m_acc)
@@ -261,8 +289,8 @@ select t.seller_id, t.payer_id, t.value, t.block_timestamp, t.block_number, 1, t
 analyze m_delta;
 
 -- The histogram of per-request values (for the lower median).
--- (rows in key order, here and below: in a cold run, B-tree inserts in order cost about 0.7x
--- inserts in random order; in a steady run the sort is of a few thousand rows)
+-- (rows in key order, here and below: B-tree inserts in order cost about 0.7x inserts in random
+-- order, and the sort is of a few thousand rows)
 insert into acc_values as a (seller_id, value, n)
 select seller_id, value, sum(sign)
   from m_delta

@@ -77,7 +77,7 @@ select v.tx_hash, v.log_index, v.block_hash, v.block_number, v.block_timestamp, 
 create or replace temp view m_cold_facts as
 select p.to_id                  as seller_id,
        p.from_id                as payer_id,
-       p.value::numeric(78,0)   as value,
+       p.value                  as value,   -- (bigint, as in sql/method/01_inputs.sql)
        b.block_timestamp,
        b.block_number,
        p.class,

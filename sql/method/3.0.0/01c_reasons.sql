@@ -11,7 +11,17 @@
 -- (acc_operator_pairs: those of the last run) has its rows dropped and its window read again.
 
 -- Cold (step 1a's reset: another window, older facts, or 2.0.0's payments): from m_window.
-do $$ begin if (select reset from m_acc) then truncate acc_seller_classes, acc_reason_payers, acc_reason_sellers, acc_operator_pairs; end if; end $$;
+-- (acc_reason_payers, one row per (seller, reason, payer) of the window, is filled without its
+-- primary key, in no order (steady runs read it by whole key), and the key built after, as step
+-- 1a does for its large tables; acc_reason_sellers counts its rows rather than grouping the
+-- window's payments a second time.)
+do $$
+begin
+  if (select reset from m_acc) then
+    truncate acc_seller_classes, acc_reason_payers, acc_reason_sellers, acc_operator_pairs;
+    alter table acc_reason_payers drop constraint acc_reason_payers_pkey;
+  end if;
+end $$;
 
 insert into acc_seller_classes (seller_id, class, reason, n, total)
 select seller_id, class, reason, count(*), sum(value)
@@ -22,12 +32,19 @@ select seller_id, class, reason, count(*), sum(value)
 insert into acc_reason_payers (seller_id, reason, payer_id, n)
 select seller_id, reason, payer_id, count(*)
   from m_window
- group by 1, 2, 3
- order by 1, 2, 3;
+ group by 1, 2, 3;
+
+do $$
+begin
+  if (select reset from m_acc) then
+    alter table acc_reason_payers add constraint acc_reason_payers_pkey primary key (seller_id, reason, payer_id);
+  end if;
+end $$;
 
 insert into acc_reason_sellers (seller_id, reason, payers)
 select seller_id, reason, count(*)
-  from (select distinct seller_id, reason, payer_id from m_window) x
+  from acc_reason_payers
+ where (select reset from m_acc)
  group by 1, 2
  order by 1, 2;
 
