@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import LongestFirst from './test/sequencer.ts';
 
 /**
  * Two projects, runnable apart (`npx vitest run --project unit`): `unit`, the tests beside the
@@ -21,6 +22,8 @@ export default defineConfig({
   test: {
     pool: 'forks',
     maxWorkers: 2,
+    // The longest files first, so that the last to finish are short ones (test/sequencer.ts).
+    sequence: { sequencer: LongestFirst },
     projects: [
       { test: { ...shared, name: 'unit', include: ['src/**/*.test.ts'] } },
       { test: { ...shared, name: 'integration', include: ['test/**/*.test.ts'] } },

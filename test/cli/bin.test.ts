@@ -7,6 +7,7 @@ import { projectRoot } from '../../src/lib/paths.ts';
 import { FakeChain, serveJsonRpc, type RpcServer } from '../chain/fake-rpc.ts';
 import { startFaultProxy } from '../chain/fault-proxy.ts';
 import { BASE_USDC as USDC } from '../../src/config/index.ts';
+import { migratedDataDir } from '../helpers/db.ts';
 
 const SELLER = '0x' + '12'.repeat(20);
 
@@ -95,9 +96,10 @@ describe('bin/x402-tally.js (spawned)', () => {
     const body = '\x1b[2J\x1b]0;pwned\x07\u009b31m\x7f';
     for (let i = 0; i < 6; i++) proxy.inject('eth_chainId', { kind: 'answer', status: 200, body });
     try {
+      // (a migrated DATA_DIR: the first test is the one of a new folder)
       const { code, stderr } = await runBin(
         ['run', '--catalog', path.join(dir, 'catalog.json'), '--as-of-block', '100'],
-        { DATA_DIR: path.join(dir, 'hostile'), RPC_URL: proxy.url, LOG_FORMAT: 'pretty' },
+        { DATA_DIR: await migratedDataDir(path.join(dir, 'hostile')), RPC_URL: proxy.url, LOG_FORMAT: 'pretty' },
       );
       expect(code, stderr).toBe(75);
       expect(proxy.pending()).toBe(0); // every hostile answer was read

@@ -6,7 +6,7 @@ import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { buildCatalog } from '../../src/catalog/index.ts';
 import { runCommand } from '../../src/cli/command.ts';
 import { makeSchedule } from '../../src/cli/schedule.ts';
-import { openDatabase } from '../../src/db/index.ts';
+import { migratedDataDir } from '../helpers/db.ts';
 import { TemporaryError } from '../../src/lib/errors.ts';
 import { silentLogger } from '../../src/lib/log.ts';
 import type { CycleDeps } from '../../src/run/cycle.ts';
@@ -74,11 +74,6 @@ describe('makeSchedule', () => {
  */
 const fresh = (url: string) => fetch(url, { headers: { connection: 'close' } });
 
-/** A new embedded database under `dataDir`, from the migrated template, closed again. */
-async function makeDatabase(dataDir: string): Promise<void> {
-  await (await openDatabase({ dataDir, fromTemplate: true })).close();
-}
-
 describe('schedule', () => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'tally-schedule-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -90,7 +85,7 @@ describe('schedule', () => {
     // with no wall-clock wait. The database and its I/O run for real.
     // The embedded database made beforehand from the migrated template, on the real clock: making
     // one with initdb took 80-110 s at a load average of 24, and is not what this test is about.
-    await makeDatabase(path.join(dir, 'once'));
+    await migratedDataDir(path.join(dir, 'once'));
     vi.useFakeTimers({ toFake: ['Date', 'setTimeout', 'clearTimeout'] });
     // When each run starts (its first hook, before any I/O), on the fake clock.
     const starts: number[] = [];
@@ -158,7 +153,7 @@ describe('schedule', () => {
       },
       ...fixedChain({ number: 10n, hash: `0x${'cd'.repeat(32)}`, timestamp: 1_767_139_200n }),
     };
-    await makeDatabase(dir);
+    await migratedDataDir(dir);
     const stop = new AbortController();
     const lines: string[] = [];
     let base = '';

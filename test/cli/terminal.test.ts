@@ -7,6 +7,7 @@ import { progressBar } from '../../src/run/cycle.ts';
 import { projectRoot } from '../../src/lib/paths.ts';
 import { FakeChain, serveJsonRpc, type RpcServer } from '../chain/fake-rpc.ts';
 import { BASE_USDC as USDC } from '../../src/config/index.ts';
+import { migratedDataDir } from '../helpers/db.ts';
 
 /**
  * The terminal (issue 13): under a pseudo-terminal (`script`), `run` shows readable log lines and
@@ -54,6 +55,7 @@ afterAll(async () => {
 
 /** Runs `run` inside a pseudo-terminal; returns everything the terminal showed. Async: the fake node answers from this process. */
 async function runInTty(env: Record<string, string>, data: string): Promise<string> {
+  await migratedDataDir(path.join(dir, data)); // the first run's migration is bin.test.ts's subject
   const command = [
     process.execPath,
     path.join(projectRoot, 'bin/x402-tally.js'),

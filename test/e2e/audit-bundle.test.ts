@@ -14,6 +14,7 @@ import {
   startAnvil,
   type AnvilInstance,
 } from '../../src/devchain/index.ts';
+import { migratedDataDir } from '../helpers/db.ts';
 import { tally, usdc, writeOneSellerCatalog } from '../helpers/e2e.ts';
 
 /**
@@ -41,7 +42,7 @@ beforeAll(async () => {
     RPC_URL: anvil.url,
     CATALOG_SOURCE: path.join(dir, 'catalog.json'),
     CONFIRMATIONS: '0',
-    DATA_DIR: path.join(dir, 'data'),
+    DATA_DIR: await migratedDataDir(path.join(dir, 'data')), // from the template: not the subject here
     LOG_LEVEL: 'silent',
   };
   const run = await tally(['run'], env);

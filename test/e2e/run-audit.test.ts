@@ -20,7 +20,7 @@ import {
   type UsdcDeployment,
 } from '../../src/devchain/index.ts';
 import { readGenerationRows, type GenerationRows } from '../../src/publish/index.ts';
-import { backends, freshDatabase, type TestDatabase } from '../helpers/db.ts';
+import { backends, freshDatabase, migratedDataDir, type TestDatabase } from '../helpers/db.ts';
 import { tally } from '../helpers/e2e.ts';
 import { BASE_USDC as USDC } from '../../src/config/index.ts';
 
@@ -106,10 +106,12 @@ beforeAll(async () => {
   };
   for (const { backend } of backends()) {
     if (backend === 'pg') {
+      // An empty database: this file's first run migrates Postgres (the CLI's own migration, end to end).
       const database = await freshDatabase('pg', { migrate: false });
       targets.push({ backend, env: { ...common, DATABASE_URL: database.url }, database });
     } else {
-      targets.push({ backend, env: { ...common, DATA_DIR: path.join(dir, 'data') } });
+      // From the migrated template: bin.test.ts runs on a new DATA_DIR (docs/development.md, "Tests").
+      targets.push({ backend, env: { ...common, DATA_DIR: await migratedDataDir(path.join(dir, 'data')) } });
     }
   }
 

@@ -3,7 +3,7 @@ import { runCommand } from '../../src/cli/command.ts';
 import { BASE_USDC } from '../../src/config/index.ts';
 import type { CommandIo } from '../../src/cli/context.ts';
 import { silentLogger } from '../../src/lib/log.ts';
-import { backends, freshDatabase, type TestDatabase } from './db.ts';
+import { backends, freshDatabase, migratedDataDir, type TestDatabase } from './db.ts';
 
 /** Base USDC, under the name these tests use. */
 export const USDC = BASE_USDC;
@@ -61,14 +61,25 @@ export interface Target {
   database?: TestDatabase;
 }
 
-/** One target per backend of backends(), each with `common` settings; `dataDir(i)` for the embedded one. */
-export async function targetsFor(common: Record<string, string>, dataDir: string): Promise<Target[]> {
+/**
+ * One target per backend of backends(), each with `common` settings; `dataDir` for the embedded
+ * one. Both start migrated (a clone of the Postgres template, a DATA_DIR unpacked from PGlite's),
+ * so the first `run` does not migrate; `migrated: false` gives an empty database and a new
+ * DATA_DIR, for a test of that first run.
+ */
+export async function targetsFor(
+  common: Record<string, string>,
+  dataDir: string,
+  options: { migrated?: boolean } = {},
+): Promise<Target[]> {
+  const migrated = options.migrated !== false;
   const targets: Target[] = [];
   for (const { backend } of backends()) {
     if (backend === 'pg') {
-      const database = await freshDatabase('pg', { migrate: false });
+      const database = await freshDatabase('pg', { migrate: migrated });
       targets.push({ backend, env: { ...common, DATABASE_URL: database.url }, database });
     } else {
+      if (migrated) await migratedDataDir(dataDir);
       targets.push({ backend, env: { ...common, DATA_DIR: dataDir } });
     }
   }

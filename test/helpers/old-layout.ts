@@ -1,12 +1,16 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { sql, type Kysely } from 'kysely';
+import { Kysely, sql } from 'kysely';
 import { buildApi } from '../../src/api/index.ts';
+import { openDatabase } from '../../src/db/index.ts';
 import { loadMigrations, migrate } from '../../src/db/migrate.ts';
+import { PGliteDialect } from '../../src/db/pglite/dialect.ts';
+import { openPGlite } from '../../src/db/pglite/open.ts';
 import type { Schema } from '../../src/db/schema.ts';
 import { projectRoot } from '../../src/lib/paths.ts';
-import { freshDatabase, type TestDatabase } from './db.ts';
+import type { TestDatabase } from './db.ts';
+import { cloneDatabase, copyDatabase, type ClonedDatabase } from './pg-template.ts';
 import { withoutMethod3Nulls } from './method3-fields.ts';
 
 // A database of the text fact layout as the old code left it, and what its API served
@@ -24,18 +28,90 @@ export interface Fixture {
 export const FIXTURE = JSON.parse(
   readFileSync(path.join(projectRoot, 'fixtures', 'compact-migration', 'old-layout.json'), 'utf8'),
 ) as Fixture;
-/** A database in the old layout (migrations up to 0022) holding the fixture's rows. */
+/**
+ * A database in the old layout (migrations up to 0022) holding the fixture's rows, of the caller
+ * alone. The first call of a process builds one (migrations 0001-0022 and the fixture's rows: most
+ * of a test's time when each built its own); every call gets a copy of it: PGlite's data folder
+ * dumped and loaded, or a Postgres `create database ... template`. closeOldLayouts() drops the
+ * Postgres original (afterAll).
+ */
 export async function oldLayoutDatabase(backend: 'pglite' | 'pg'): Promise<TestDatabase> {
-  const database = await freshDatabase(backend, { migrate: false });
+  if (backend === 'pglite') {
+    const pglite = await openPGlite(null, { loadDataDir: await (originals.pglite ??= buildPGliteOriginal()) });
+    const db = new Kysely<Schema>({ dialect: new PGliteDialect(pglite) });
+    return {
+      db,
+      backend,
+      url: undefined,
+      close: async () => {
+        await db.destroy();
+        await pglite.close();
+      },
+    };
+  }
+  const base = process.env.TEST_DATABASE_URL;
+  if (!base) throw new Error('TEST_DATABASE_URL is not set');
+  const copy = await copyDatabase(base, (await (originals.pg ??= buildPgOriginal(base))).name);
+  const database = await openDatabase({ databaseUrl: copy.url });
+  return {
+    ...database,
+    url: copy.url,
+    close: async () => {
+      await database.close();
+      await copy.drop();
+    },
+  };
+}
+
+const originals: { pglite?: Promise<Blob>; pg?: Promise<ClonedDatabase> } = {};
+
+/** Drops the Postgres original oldLayoutDatabase copies (once every copy is closed). */
+export async function closeOldLayouts(): Promise<void> {
+  const pg = originals.pg;
+  delete originals.pg;
+  delete originals.pglite;
+  if (pg) await (await pg).drop();
+}
+
+async function buildPGliteOriginal(): Promise<Blob> {
+  const pglite = await openPGlite(null);
+  const db = new Kysely<Schema>({ dialect: new PGliteDialect(pglite) });
+  try {
+    await loadOldLayout(db);
+    await pglite.query('checkpoint'); // the data folder whole on disk before the dump
+    return await pglite.dumpDataDir('none');
+  } finally {
+    await db.destroy();
+    await pglite.close();
+  }
+}
+
+async function buildPgOriginal(base: string): Promise<ClonedDatabase> {
+  const empty = await cloneDatabase(base, false);
+  try {
+    const database = await openDatabase({ databaseUrl: empty.url, maxConnections: 1 });
+    try {
+      await loadOldLayout(database.db);
+    } finally {
+      await database.close(); // nothing may stay connected to a database copied from
+    }
+    return empty;
+  } catch (error) {
+    await empty.drop();
+    throw error;
+  }
+}
+
+async function loadOldLayout(db: Kysely<Schema>): Promise<void> {
   const all = loadMigrations();
   await migrate(
-    database.db,
+    db,
     all.slice(
       0,
       all.findIndex((m) => m.name === 'compact_facts'),
     ),
   );
-  await database.db.transaction().execute(async (trx) => {
+  await db.transaction().execute(async (trx) => {
     // The rows as stored, foreign keys and triggers aside (the trigger-made rows are in the fixture).
     await sql`set local session_replication_role = replica`.execute(trx);
     for (const [table, rows] of Object.entries(FIXTURE.rows)) {
@@ -55,7 +131,6 @@ export async function oldLayoutDatabase(backend: 'pglite' | 'pg'): Promise<TestD
     await sql`select setval(pg_get_serial_sequence('catalog_snapshots', 'snapshot_id'),
                             (select max(snapshot_id) from catalog_snapshots))`.execute(trx);
   });
-  return database;
 }
 
 /** The API on a port; every URL of the fixture fetched, with the sha256 of its body. */

@@ -93,6 +93,8 @@ async function makeTemplate(baseUrl: string): Promise<string> {
 }
 
 export interface ClonedDatabase {
+  /** The new database's name. */
+  name: string;
   /** A connection string to the new database. */
   url: string;
   /** Drops the database, ending any connection still open to it. Safe to call twice. */
@@ -104,11 +106,19 @@ export interface ClonedDatabase {
  * empty (from template0) when `migrated` is false.
  */
 export async function cloneDatabase(baseUrl: string, migrated: boolean): Promise<ClonedDatabase> {
-  const template = migrated ? await ensurePgTemplate(baseUrl) : 'template0';
+  return copyDatabase(baseUrl, migrated ? await ensurePgTemplate(baseUrl) : 'template0');
+}
+
+/**
+ * A new database of its own in the cluster of `baseUrl`, a copy of the database `template` (which
+ * nothing may be connected to while it is copied).
+ */
+export async function copyDatabase(baseUrl: string, template: string): Promise<ClonedDatabase> {
   const name = `tally_t_${randomBytes(5).toString('hex')}`;
   await admin(baseUrl, (c) => c.query(`create database ${name} template ${template}`));
   let dropped = false;
   return {
+    name,
     url: databaseUrl(baseUrl, name),
     drop: async () => {
       if (dropped) return;

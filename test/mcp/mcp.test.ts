@@ -54,7 +54,7 @@ describe.each(backends())('MCP on $backend', ({ backend }) => {
       env = { DATABASE_URL: db.url! };
     } else {
       dataDir = mkdtempSync(path.join(tmpdir(), 'tally-mcp-'));
-      const embedded = await openDatabase({ dataDir });
+      const embedded = await openDatabase({ dataDir, fromTemplate: true }); // unpacked, not initdb: migrate is a no-op
       await migrate(embedded.db);
       await seedFixture(embedded.db);
       await embedded.close();

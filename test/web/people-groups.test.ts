@@ -26,15 +26,12 @@ const executablePath = [
 ].find((p): p is string => !!p && existsSync(p));
 const GROUP = `op_${'a'.repeat(40)}`;
 
-describe.skipIf(!executablePath).each([
-  { width: 1280, height: 900 },
-  { width: 390, height: 844 },
-])('operator groups and the market summary at $width px, in Chromium', ({ width, height }) => {
+// One database, server and browser for both widths (a page per test): they only read.
+describe.skipIf(!executablePath)('operator groups and the market summary in Chromium', () => {
   let db: TestDatabase;
   let app: FastifyInstance;
   let base: string;
   let browser: Browser;
-  const problems: string[] = [];
 
   beforeAll(async () => {
     db = await freshDatabase('pglite');
@@ -50,73 +47,80 @@ describe.skipIf(!executablePath).each([
     await db?.close();
   });
 
-  async function open(url: string): Promise<Page> {
-    const page = await browser.newPage();
-    await page.setViewport({ width, height });
-    page.on('console', (m) => {
-      if (m.type() === 'error' || m.type() === 'warn') problems.push(`${url}: ${m.text()}`);
-    });
-    page.on('pageerror', (error) => problems.push(`${url}: ${String(error)}`));
-    await page.setRequestInterception(true);
-    page.on('request', (request) => {
-      if (new URL(request.url()).origin !== base && !request.url().startsWith('data:')) {
-        problems.push(`foreign request ${request.url()}`);
-        void request.abort();
-      } else void request.continue();
-    });
-    await page.goto(`${base}${url}`, { waitUntil: 'networkidle0' });
-    await page.waitForSelector('body[data-ready]', { timeout: 30_000 });
-    expect(await page.$eval('body', (el) => el.dataset.ready)).toBe('true');
-    return page;
-  }
-  const rowsOf = (page: Page, table: string) =>
-    page.$$eval(`table#${table} tbody tr`, (trs) =>
-      trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent!.trim())),
-    );
+  describe.each([
+    { width: 1280, height: 900 },
+    { width: 390, height: 844 },
+  ])('at $width px', ({ width, height }) => {
+    const problems: string[] = [];
 
-  it('default: the operator groups, and one group with its members', async () => {
-    const page = await open('/?view=operators');
-    // Group, Sellers, Hosts, Revenue, External, Payments, Payers (USDC: 700 micro = 0.0007)
-    expect(await rowsOf(page, 'operators')).toEqual([
-      [`${GROUP.slice(0, 13)}…`, '3', 'h1.example, h2.example', '0.0007', '0.00066', '6', '4'],
-    ]);
-    await Promise.all([page.waitForNavigation(), page.click('table#operators tbody a')]);
-    await page.waitForSelector('body[data-ready]');
-    expect(new URL(page.url()).searchParams.get('operator')).toBe(GROUP);
-    const metric = (name: string) => page.$eval(`[data-metric=${name}]`, (el) => el.textContent);
-    expect(await metric('revenue')).toBe('0.0007 USDC');
-    expect(await metric('payers')).toBe('4'); // distinct across the group, as the method counts them
-    const members = await rowsOf(page, 'members');
-    const short = (a: string) => `${a.slice(0, 8)}…${a.slice(-4)}`;
-    expect(members.map((m) => m[0])).toEqual([S.A, S.B, S.C].map(short));
-    // A: Revenue 190, External 150, Payments 3, Payers 2 (columns 3.. after Seller, Tier, Evidence)
-    expect(members[0]!.slice(3)).toEqual(['0.00019', '0.00015', '3', '2']);
-    await page.close();
-    // A member's page names its group, linked.
-    const seller = await open(`/?seller=${S.B}`);
-    expect(await seller.$eval('[data-metric=operator-group] a', (a) => a.getAttribute('href'))).toBe(
-      `/?view=operators&operator=${GROUP}`,
-    );
-    await seller.close();
-  });
-
-  it('default: the market summary shows the totals the API computed, and the change as a percentage', async () => {
-    const page = await open('/?view=market');
-    const figure = (key: string) =>
-      page.$$eval(`#market-summary tr[data-figure="${key}"] td[data-period]`, (tds) =>
-        tds.map((td) => td.textContent!.trim()),
+    async function open(url: string): Promise<Page> {
+      const page = await browser.newPage();
+      await page.setViewport({ width, height });
+      page.on('console', (m) => {
+        if (m.type() === 'error' || m.type() === 'warn') problems.push(`${url}: ${m.text()}`);
+      });
+      page.on('pageerror', (error) => problems.push(`${url}: ${String(error)}`));
+      await page.setRequestInterception(true);
+      page.on('request', (request) => {
+        if (new URL(request.url()).origin !== base && !request.url().startsWith('data:')) {
+          problems.push(`foreign request ${request.url()}`);
+          void request.abort();
+        } else void request.continue();
+      });
+      await page.goto(`${base}${url}`, { waitUntil: 'networkidle0' });
+      await page.waitForSelector('body[data-ready]', { timeout: 30_000 });
+      expect(await page.$eval('body', (el) => el.dataset.ready)).toBe('true');
+      return page;
+    }
+    const rowsOf = (page: Page, table: string) =>
+      page.$$eval(`table#${table} tbody tr`, (trs) =>
+        trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent!.trim())),
       );
-    // last 7 days, 7 days before, change ((5 - 2) / 2 = +150 %), 30 days
-    expect(await figure('payments')).toEqual(['5', '2', '+150 %', '8']);
-    // 1,347 and 350 micro-USDC: change (1347 - 350) / 350 = 2.848571 -> +284.9 %
-    expect(await figure('volume')).toEqual(['0.001347 USDC', '0.00035 USDC', '+284.9 %', '0.001707 USDC']);
-    expect(await figure('payers')).toEqual(['3', '2', '+50 %', '4']);
-    expect(await figure('sellers_paid')).toEqual(['4', '2', '+100 %', '5']);
-    expect(await page.$$eval('#market-summary svg.spark', (s) => s.length)).toBe(5); // external volume too (3.0.0)
-    await page.close();
-  });
 
-  it('error: no console error or warning, and no request to another origin', () => {
-    expect(problems, problems.join('\n')).toEqual([]);
+    it('default: the operator groups, and one group with its members', async () => {
+      const page = await open('/?view=operators');
+      // Group, Sellers, Hosts, Revenue, External, Payments, Payers (USDC: 700 micro = 0.0007)
+      expect(await rowsOf(page, 'operators')).toEqual([
+        [`${GROUP.slice(0, 13)}…`, '3', 'h1.example, h2.example', '0.0007', '0.00066', '6', '4'],
+      ]);
+      await Promise.all([page.waitForNavigation(), page.click('table#operators tbody a')]);
+      await page.waitForSelector('body[data-ready]');
+      expect(new URL(page.url()).searchParams.get('operator')).toBe(GROUP);
+      const metric = (name: string) => page.$eval(`[data-metric=${name}]`, (el) => el.textContent);
+      expect(await metric('revenue')).toBe('0.0007 USDC');
+      expect(await metric('payers')).toBe('4'); // distinct across the group, as the method counts them
+      const members = await rowsOf(page, 'members');
+      const short = (a: string) => `${a.slice(0, 8)}…${a.slice(-4)}`;
+      expect(members.map((m) => m[0])).toEqual([S.A, S.B, S.C].map(short));
+      // A: Revenue 190, External 150, Payments 3, Payers 2 (columns 3.. after Seller, Tier, Evidence)
+      expect(members[0]!.slice(3)).toEqual(['0.00019', '0.00015', '3', '2']);
+      await page.close();
+      // A member's page names its group, linked.
+      const seller = await open(`/?seller=${S.B}`);
+      expect(await seller.$eval('[data-metric=operator-group] a', (a) => a.getAttribute('href'))).toBe(
+        `/?view=operators&operator=${GROUP}`,
+      );
+      await seller.close();
+    });
+
+    it('default: the market summary shows the totals the API computed, and the change as a percentage', async () => {
+      const page = await open('/?view=market');
+      const figure = (key: string) =>
+        page.$$eval(`#market-summary tr[data-figure="${key}"] td[data-period]`, (tds) =>
+          tds.map((td) => td.textContent!.trim()),
+        );
+      // last 7 days, 7 days before, change ((5 - 2) / 2 = +150 %), 30 days
+      expect(await figure('payments')).toEqual(['5', '2', '+150 %', '8']);
+      // 1,347 and 350 micro-USDC: change (1347 - 350) / 350 = 2.848571 -> +284.9 %
+      expect(await figure('volume')).toEqual(['0.001347 USDC', '0.00035 USDC', '+284.9 %', '0.001707 USDC']);
+      expect(await figure('payers')).toEqual(['3', '2', '+50 %', '4']);
+      expect(await figure('sellers_paid')).toEqual(['4', '2', '+100 %', '5']);
+      expect(await page.$$eval('#market-summary svg.spark', (s) => s.length)).toBe(5); // external volume too (3.0.0)
+      await page.close();
+    });
+
+    it('error: no console error or warning, and no request to another origin', () => {
+      expect(problems, problems.join('\n')).toEqual([]);
+    });
   });
 });
