@@ -111,6 +111,7 @@ export async function auditCommand(ctx: CommandContext): Promise<number> {
       differences: differences.length,
       integrity: integrity.length,
       ms: Math.round(performance.now()),
+      peakRssMb: Math.round(process.resourceUsage().maxRSS / 1024),
     },
     'audit done',
   );
