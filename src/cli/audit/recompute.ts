@@ -78,12 +78,29 @@ export async function recomputeGeneration(
 ): Promise<GenerationRows> {
   const progress = options.progress ?? (() => {});
   let lapStarted = performance.now();
-  /** Logs how long the stage that just ended took (the profile of docs/benchmarks.md). */
+  /**
+   * Logs how long the stage that just ended took and the process's memory at its end (the profile
+   * of docs/benchmarks.md, "Audit memory"): resident now and at its peak so far, and the part of it
+   * in ArrayBuffers outside the JavaScript heap.
+   */
   const lap = (stage: string) => {
     const now = performance.now();
-    log.info({ stage, ms: Math.round(now - lapStarted) }, 'audit stage done');
+    const mb = (bytes: number) => Math.round(bytes / 2 ** 20);
+    const memory = process.memoryUsage();
+    log.info(
+      {
+        stage,
+        ms: Math.round(now - lapStarted),
+        rssMb: mb(memory.rss),
+        peakRssMb: mb(process.resourceUsage().maxRSS * 1024),
+        heapUsedMb: mb(memory.heapUsed),
+        arrayBuffersMb: mb(memory.arrayBuffers),
+      },
+      'audit stage done',
+    );
     lapStarted = now;
   };
+  lap('start');
   const { chainId, usdcAddress } = chainOf(published, config);
   const g = published.generation;
   progress('opening a scratch database…');
