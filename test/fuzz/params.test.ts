@@ -205,6 +205,7 @@ describe.each(backends())('fuzzing every parameter on $backend', ({ backend }) =
     expect(tools.map((t) => t.name).sort()).toEqual([
       'explain_metric',
       'get_seller',
+      'list_sellers',
       'market_daily',
       'market_summary',
       'search_listings',
