@@ -93,14 +93,9 @@ select day_start from m_market_days where day_start not in (select day_start fro
 create or replace temp view m_mkt_payments as
 select t.block_timestamp - t.block_timestamp % 86400 as day_start, t.payer_id,
        t.seller_id, t.value, t.class, t.reason
-  from m_window t
- where (select reset from m_acc)
-   and t.block_timestamp >= (select min(day_start) from m_mkt_todo)
-   and t.block_timestamp < (select max(day_start) + 86400 from m_mkt_todo)
-union all
-select t.block_timestamp - t.block_timestamp % 86400 as day_start, t.payer_id,
-       t.seller_id, t.value, t.class, t.reason
-  from m_cold_head t
+  from (select block_timestamp, payer_id, seller_id, value, class, reason from m_window
+        union all  -- the market's first day before the window, moved out of m_window (01a)
+        select block_timestamp, payer_id, seller_id, value, class, reason from m_cold_head) t
  where (select reset from m_acc)
    and t.block_timestamp >= (select min(day_start) from m_mkt_todo)
    and t.block_timestamp < (select max(day_start) + 86400 from m_mkt_todo)
