@@ -31,6 +31,7 @@ import {
   settle,
   startAnvil,
   TransactionRevertedError,
+  waitForReceipt,
   type AnvilInstance,
   type UsdcDeployment,
 } from './index.ts';
@@ -56,7 +57,9 @@ afterAll(async () => {
 const read = () => dep.clients.public;
 const balanceOf = (address: Address) =>
   read().readContract({ address: BASE_USDC, abi: fiatTokenAbi, functionName: 'balanceOf', args: [address] });
-const receipt = (hash: Hex) => read().getTransactionReceipt({ hash });
+// Waits: a transaction sent with automine on may not have its receipt yet under load (CI saw
+// TransactionReceiptNotFoundError once on 2026-11-27).
+const receipt = (hash: Hex) => waitForReceipt(read(), hash, { allowRevert: true });
 function tokenEvents(r: TransactionReceipt) {
   const logs = r.logs.filter((l) => l.address.toLowerCase() === BASE_USDC);
   return {

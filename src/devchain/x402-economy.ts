@@ -44,6 +44,7 @@ import type { LocalAccount } from 'viem/accounts';
 import { batchSettlementAbi, exactProxyAbi, uptoProxyAbi, X402_CONTRACTS } from '../chain/x402.ts';
 import { PERMIT2_DEPOSIT_WITNESS_TYPES } from './x402-contracts.ts';
 import { sendMint, sendPlainTransfer, sendSettlement } from './settle.ts';
+import { waitForReceipt } from './tx.ts';
 import { fiatTokenAbi } from './usdc-abi.ts';
 import type { UsdcDeployment } from './usdc.ts';
 import {
@@ -441,7 +442,7 @@ export class X402DemoSeeder {
       return ts;
     };
     for (const { step, hash } of this.sent) {
-      const receipt = await client.getTransactionReceipt({ hash });
+      const receipt = await waitForReceipt(client, hash, { allowRevert: true });
       if (receipt.status !== 'success') throw new Error(`X402DemoSeeder: ${step.kind} ${hash} reverted`);
       const at = await timeOf(receipt.blockNumber);
       const transfers = parseEventLogs({ abi: fiatTokenAbi, eventName: 'Transfer', logs: receipt.logs }).filter(
