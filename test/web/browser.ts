@@ -22,6 +22,12 @@ export const executablePath = [
  */
 export const WAIT_MS = 120_000;
 
+/** The widths the page for people is checked at (issue 23): a desktop's and a phone's. */
+export const VIEWPORTS: Viewport[] = [
+  { width: 1280, height: 900 },
+  { width: 390, height: 844 },
+];
+
 /** Headless Chromium, as every browser test runs it. */
 export function launchBrowser(): Promise<Browser> {
   return puppeteer.launch({

@@ -7,7 +7,7 @@ import { SOURCES } from '../api/fixture.ts';
 import { freshDatabase, type TestDatabase } from '../helpers/db.ts';
 import { loadGroups, S } from '../method/fixture-groups.ts';
 import { compute } from '../method/setup.ts';
-import { closeBrowser, executablePath, launchBrowser, openPage } from './browser.ts';
+import { closeBrowser, executablePath, launchBrowser, openPage, VIEWPORTS } from './browser.ts';
 
 /**
  * Operator groups and the market summary on the page (issue 23), at 1280 and 390 px, over the
@@ -41,10 +41,7 @@ describe.skipIf(!executablePath)('operator groups and the market summary in Chro
     await db?.close();
   });
 
-  describe.each([
-    { width: 1280, height: 900 },
-    { width: 390, height: 844 },
-  ])('at $width px', ({ width, height }) => {
+  describe.each(VIEWPORTS)('at $width px', ({ width, height }) => {
     const problems: string[] = [];
 
     async function open(url: string): Promise<Page> {

@@ -9,7 +9,7 @@ import { projectRoot } from '../../src/lib/paths.ts';
 import { A, B, C, D } from '../api/fixture.ts';
 import { freshDatabase, type TestDatabase } from '../helpers/db.ts';
 import { seedFixture } from '../api/fixture.ts';
-import { closeBrowser, executablePath, launchBrowser, openPage } from './browser.ts';
+import { closeBrowser, executablePath, launchBrowser, openPage, VIEWPORTS } from './browser.ts';
 
 /**
  * The page for people (issue 23) in a real headless Chromium, at 1280 px and at 390 px, against
@@ -86,10 +86,7 @@ describe.skipIf(!executablePath)('the page for people in Chromium', () => {
     await db?.close();
   });
 
-  describe.each([
-    { width: 1280, height: 900 },
-    { width: 390, height: 844 },
-  ])('the page for people at $width px', ({ width, height }) => {
+  describe.each(VIEWPORTS)('the page for people at $width px', ({ width, height }) => {
     const foreign: string[] = [];
     const consoleProblems: string[] = [];
 
@@ -239,7 +236,6 @@ describe.skipIf(!executablePath)('the page for people in Chromium', () => {
     const drawn = (page: Page, rows: (string | null)[]) =>
       page.waitForFunction(
         `JSON.stringify([...document.querySelectorAll('table#directory tbody tr td:first-child a')].map((a) => new URL(a.href).searchParams.get('seller'))) === ${JSON.stringify(JSON.stringify(rows))}`,
-        {},
       );
 
     it('behavior: the directory filters and sorts every seller, its state in the URL (reload, back, forward), with a CSV of the view', async () => {
