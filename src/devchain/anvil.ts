@@ -16,7 +16,11 @@ export interface StartAnvilOptions {
    * Default 32 (like mainnet: finalized trails latest by 64 blocks).
    */
   slotsInAnEpoch?: number;
-  /** How long to wait for the node to answer, ms. Default 20000. */
+  /**
+   * How long to wait for the node to listen, and then to answer, ms. Default 60000: a bound on a
+   * hang, not a speed claim (anvil starts in well under a second, but the tests start it beside
+   * other CPU-heavy work on a 2-core machine).
+   */
   startTimeoutMs?: number;
   log?: Logger;
 }
@@ -28,6 +32,8 @@ export interface AnvilInstance {
   /** Stops the node and waits for it to exit. Safe to call more than once. */
   stop(): Promise<void>;
 }
+
+const START_TIMEOUT_MS = 60_000;
 
 const PLATFORM_PACKAGES: Record<string, string> = {
   'linux-x64': '@foundry-rs/anvil-linux-amd64',
@@ -143,7 +149,7 @@ export async function startAnvil(options: StartAnvilOptions = {}): Promise<Anvil
     let buffer = '';
     const timer = setTimeout(
       () => fail(new Error('anvil: did not start listening in time')),
-      options.startTimeoutMs ?? 20_000,
+      options.startTimeoutMs ?? START_TIMEOUT_MS,
     );
     function fail(error: Error): void {
       clearTimeout(timer);
@@ -175,7 +181,7 @@ export async function startAnvil(options: StartAnvilOptions = {}): Promise<Anvil
   });
 
   const url = `http://127.0.0.1:${port}`;
-  await waitForChainId(url, chainId, options.startTimeoutMs ?? 20_000).catch((error: unknown) => {
+  await waitForChainId(url, chainId, options.startTimeoutMs ?? START_TIMEOUT_MS).catch((error: unknown) => {
     killNow();
     running.delete(killNow);
     throw error;

@@ -34,11 +34,17 @@ interface ChainTransfer {
 let demo: DemoChain;
 let transfers: ChainTransfer[];
 let authorizers: Map<Hash, string[]>;
+/**
+ * Plain viem, independent of the seeding code. 60 s a request rather than viem's 10 s: these read
+ * the logs of the whole chain at once, beside other work on the 2-core CI machine (a bound on a
+ * hang, not a speed claim).
+ */
+const reader = () => createPublicClient({ transport: http(demo.url, { timeout: 60_000 }) });
 
 beforeAll(async () => {
   demo = await startDemoChain({ catalogItems: crawl.resources, asOfTs: AS_OF });
   // Read the chain back with plain viem, independently of the seeding code.
-  const client = createPublicClient({ transport: http(demo.url) });
+  const client = reader();
   const [transferLogs, usedLogs] = await Promise.all([
     client.getLogs({
       address: demo.usdcAddress,
@@ -71,7 +77,7 @@ beforeAll(async () => {
       ...(authorizers.get(l.transactionHash) ?? []),
       l.args.authorizer!.toLowerCase(),
     ]);
-}, 120_000);
+});
 
 afterAll(async () => {
   await demo?.stop();
@@ -225,7 +231,7 @@ describe('demo economy', () => {
 describe('demo x402 scenarios (Permit2 proxies, channels, internal payments)', () => {
   const DAY = 86_400n;
   const SEVEN_MINUTES = 420n; // the scenarios' times sit 7 minutes before their whole days
-  const client = () => createPublicClient({ transport: http(demo.url) });
+  const client = reader;
   const to = (seller: string) => transfers.filter((t) => t.to === seller);
 
   it('behavior: each Permit2 payment is a Transfer to the seller followed, in its transaction, by the proxy Settled(); upto charges 12,345, 50,000 and 7', async () => {

@@ -84,7 +84,7 @@ describe.each(backends())('CSV faults on $backend', ({ backend }) => {
     const log = pino({ level: 'info', base: undefined }, { write: (line: string) => void logs.push(JSON.parse(line)) });
     app = await buildApi(db.db, { rateLimitPerMinute: 100_000, cadenceSeconds: 900, log });
     base = await app.listen({ port: 0, host: '127.0.0.1' });
-  }, 120_000);
+  });
   afterAll(async () => {
     await app?.close();
     await db?.close();

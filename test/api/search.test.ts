@@ -370,7 +370,7 @@ describe.each(backends())('search over the real crawl on $backend', ({ backend }
     app = await buildApi(db.db, { rateLimitPerMinute: 100_000, cadenceSeconds: 900 });
     for (const path of Object.keys(PATHS) as PathName[])
       apps[path] = await buildApi(db.db, { rateLimitPerMinute: 100_000, cadenceSeconds: 900, search: PATHS[path] });
-  }, 120_000);
+  });
   afterAll(async () => {
     await app?.close();
     for (const a of Object.values(apps)) await a.close();
@@ -449,7 +449,7 @@ describe.each(backends())('search over the real crawl on $backend', ({ backend }
     for (const w of common) if (`${q} ${w}`.trim().length <= 200) q = `${q} ${w}`.trim();
     expect(wordsOf(q).size).toBeGreaterThan(20);
     expect(await searchAll(app, `q=${encodeURIComponent(q)}`, 50)).toEqual(expectedSearch(listings, q));
-  }, 30_000);
+  });
 
   it('behavior: the searches of several words above have matches, some of them hundreds', () => {
     const sizes = MULTI.filter((m) => !m.includes('&') && m.includes(' ')).map(

@@ -126,7 +126,7 @@ describe.each(backends())('strict OpenAPI contract on $backend', ({ backend }) =
     const doc = (await get(app, '/api/v1/openapi.json')).json;
     validator = new DocumentValidator(doc);
     paths = Object.keys(doc.paths);
-  }, 120_000);
+  });
   afterAll(async () => {
     for (const a of apps) await a.close();
     for (const db of dbs) await db.close();

@@ -10,6 +10,13 @@ import { buildScenario, dumpFacts, resetFacts, SELLERS, USDC, WINDOW } from './s
 
 const scenario = buildScenario();
 let server: RpcServer;
+/**
+ * A request's time limit: far above what the fake node in this process takes even on a loaded
+ * machine (where 500 ms was within reach), and below the hold of the proxy's injected timeout
+ * (HOLD_MS), which must end in the client's timeout rather than in the proxy closing the connection.
+ */
+const TIMEOUT_MS = 5_000;
+const HOLD_MS = 2 * TIMEOUT_MS;
 
 beforeAll(async () => {
   server = await serveJsonRpc((m, p) => scenario.chain.call(m, p));
@@ -18,17 +25,8 @@ afterAll(async () => {
   await server.close();
 });
 
-async function syncOnce(
-  db: TestDatabase,
-  url: string,
-  extra: { onProgress?: () => void; signal?: AbortSignal; timeoutMs?: number } = {},
-) {
-  const client = createChainClient({
-    rpcUrls: [url],
-    chainId: 8453,
-    timeoutMs: extra.timeoutMs ?? 5_000,
-    retryDelayMs: 5,
-  });
+async function syncOnce(db: TestDatabase, url: string, extra: { onProgress?: () => void; signal?: AbortSignal } = {}) {
+  const client = createChainClient({ rpcUrls: [url], chainId: 8453, timeoutMs: TIMEOUT_MS, retryDelayMs: 5 });
   const asOf = await resolveAsOf(client, { asOfBlock: BigInt(scenario.asOfBlock) });
   const { rows } = await sql<{ seq: bigint }>`select nextval('ingest_seq') as seq`.execute(db.db);
   return syncChain(db.db, client, {
@@ -110,7 +108,7 @@ describe.each(backends())('syncChain over a fake node ($backend)', ({ backend })
             { kind: 'rate-limit', retryAfterSeconds: 1 },
           ),
       ],
-      ['a timeout', () => proxy.inject('eth_getLogs', { kind: 'timeout', holdMs: 1_500 })],
+      ['a timeout', () => proxy.inject('eth_getLogs', { kind: 'timeout', holdMs: HOLD_MS })],
       ['block range too large', () => (proxy.maxRange = 120)],
       ['duplicate log', () => proxy.inject('eth_getLogs', { kind: 'inconsistent', how: 'duplicate' })],
       ['log outside the range', () => proxy.inject('eth_getLogs', { kind: 'inconsistent', how: 'out-of-range' })],
@@ -123,7 +121,7 @@ describe.each(backends())('syncChain over a fake node ($backend)', ({ backend })
         proxy.maxRange = undefined;
         proxy.events.length = 0;
         arrange();
-        await syncOnce(db, proxy.url, { timeoutMs: 500 });
+        await syncOnce(db, proxy.url);
         expect(proxy.pending()).toBe(0);
         expect(proxy.events.some((e) => e.fault !== undefined)).toBe(true);
         expect(await dumpFacts(db.db)).toEqual(clean);

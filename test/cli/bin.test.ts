@@ -114,7 +114,7 @@ describe('bin/x402-tally.js (spawned)', () => {
     } finally {
       await proxy.close();
     }
-  }, 120_000);
+  });
 
   it('error: a config error exits 1 with every problem named', async () => {
     const { code, stderr } = await runBin(['serve', '--port', '99999', '--log-level', 'chatty'], {});

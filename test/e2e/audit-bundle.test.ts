@@ -50,7 +50,7 @@ beforeAll(async () => {
   exported = path.join(dir, 'exported');
   const ex = await tally(['export', '--generation', '1', '--out', exported], env);
   expect(ex.code, ex.out).toBe(0);
-}, 180_000);
+});
 
 afterAll(async () => {
   await anvil?.stop();

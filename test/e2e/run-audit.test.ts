@@ -126,7 +126,7 @@ beforeAll(async () => {
   await setNextBlockTimestamp(anvil.url, T0 + 5n * DAY + 60n);
   await fund(dep, anvilAccount(9).address, usdc(20));
   await plainTransfer(dep, { from: anvilAccount(9), to: S2, value: usdc(9.99) });
-}, 180_000);
+});
 
 afterAll(async () => {
   await anvil?.stop();

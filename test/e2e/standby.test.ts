@@ -48,12 +48,17 @@ function get(url: string): Promise<Answer> {
   });
 }
 
-/** Polls `check` until it is true; the deadline is generous (a bound on a hang, not a speed claim). */
-async function until(what: string, check: () => Promise<boolean>, deadlineMs: number): Promise<number> {
+/**
+ * Polls `check` until it is true and returns how long that took (ms, to print, never to assert).
+ * The deadline is a bound on a hang, not a speed claim: generous for a loaded 2-core machine, and
+ * under the suite's 240 s a test (vitest.config.ts) so that the error names what was waited for.
+ */
+const UNTIL_MS = 120_000;
+async function until(what: string, check: () => Promise<boolean>): Promise<number> {
   const start = performance.now();
   for (;;) {
     if (await check().catch(() => false)) return performance.now() - start;
-    if (performance.now() - start > deadlineMs) throw new Error(`${what}: not within ${deadlineMs / 1000} s`);
+    if (performance.now() - start > UNTIL_MS) throw new Error(`${what}: not within ${UNTIL_MS / 1000} s`);
     await new Promise((r) => setTimeout(r, 100));
   }
 }
@@ -91,7 +96,6 @@ describe.skipIf(missing !== null)('the API on a streaming standby', () => {
       async () =>
         (await sql<{ n: number }>`select count(*)::int as n from published_pointer`.execute(standby!.db)).rows[0]!.n ===
         1,
-      30_000,
     );
 
     const port = await freePort();
@@ -109,7 +113,7 @@ describe.skipIf(missing !== null)('the API on a streaming standby', () => {
         if (m) resolve(m[1]!);
       });
     });
-  }, 180_000);
+  });
 
   afterAll(async () => {
     if (serve && serve.exitCode === null) {
@@ -120,7 +124,7 @@ describe.skipIf(missing !== null)('the API on a streaming standby', () => {
     await standby?.close().catch(() => {});
     await primary?.close().catch(() => {});
     pair?.drop();
-  }, 120_000);
+  });
 
   it('default: serve on the standby answers through a SELECT-only role', async () => {
     expect(await sql<{ r: boolean }>`select pg_is_in_recovery() as r`.execute(standby!.db)).toMatchObject({
@@ -130,12 +134,12 @@ describe.skipIf(missing !== null)('the API on a streaming standby', () => {
     expect(await get(`${api}/api/v1/rankings`)).toEqual({ status: 200, generation: 1 });
   });
 
-  it('behavior: a generation published on the primary is served from the standby within 10 s', async () => {
+  it('behavior: a generation published on the primary is served from the standby', async () => {
     await publishGeneration(primary!.db, snapshotId, 2, ' (2)');
+    // How soon is printed, not asserted: a wall-clock limit would fail on a loaded machine.
     const took = await until(
       'generation 2 served from the standby',
       async () => (await get(`${api}/api/v1/meta`)).generation === 2,
-      10_000,
     );
     console.warn(`generation 2 served from the standby ${Math.round(took)} ms after its publish`);
     expect(await get(`${api}/api/v1/sellers`)).toEqual({ status: 200, generation: 2 });
@@ -168,9 +172,8 @@ describe.skipIf(missing !== null)('the API on a streaming standby', () => {
     await until(
       'generation 3 served from the standby after the primary restarted',
       async () => (await get(`${api}/api/v1/meta`)).generation === 3,
-      30_000,
     );
-  }, 120_000);
+  });
 
   it('error: replay cancelling a bundle download (one COPY) ends that download short; serve keeps serving', async () => {
     // A client that reads the first bytes of a bundle file, then stops reading: the server stops
@@ -211,7 +214,6 @@ describe.skipIf(missing !== null)('the API on a streaming standby', () => {
         (await count(sql<{ n: number }>`select count(*)::int as n from pg_stat_activity
           where usename = ${READER} and state = 'active' and query like 'copy (%' and wait_event = 'ClientWrite'`)) ===
           1,
-      60_000,
     );
 
     // Rows deleted and vacuumed away on the primary: replaying the cleanup conflicts with every
@@ -230,16 +232,12 @@ describe.skipIf(missing !== null)('the API on a streaming standby', () => {
     // stopped at the conflict, waiting for the blocked backend to take its cancel (seen on five
     // polls in a row: replay that is merely behind moves on).
     let stopped = 0;
-    await until(
-      'replay cancelling the COPY, or stopped at the conflict with it',
-      async () => {
-        const n = await count(sql<{ n: number }>`select (pg_last_wal_receive_lsn() >= ${after}::pg_lsn
+    await until('replay cancelling the COPY, or stopped at the conflict with it', async () => {
+      const n = await count(sql<{ n: number }>`select (pg_last_wal_receive_lsn() >= ${after}::pg_lsn
           and pg_last_wal_replay_lsn() < ${after}::pg_lsn)::int as n`);
-        stopped = n === 1 ? stopped + 1 : 0;
-        return stopped >= 5 || (await conflicts()) >= 1;
-      },
-      60_000,
-    );
+      stopped = n === 1 ? stopped + 1 : 0;
+      return stopped >= 5 || (await conflicts()) >= 1;
+    });
 
     // The client reads on: the backend sees its cancel at its next row, and the download ends
     // short of its Content-Length (no file that looks complete).
@@ -265,5 +263,5 @@ describe.skipIf(missing !== null)('the API on a streaming standby', () => {
     expect(again.complete).toBe(true);
     expect(again.got).toBe(again.length);
     expect(again.length).toBe(cut.length);
-  }, 180_000);
+  });
 });

@@ -80,7 +80,7 @@ beforeAll(async () => {
     expect(code, out).toBe(0);
     expect(out).toContain('published generation 1');
   }
-}, 180_000);
+});
 
 afterAll(async () => {
   await proxy?.close();

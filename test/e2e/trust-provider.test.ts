@@ -82,7 +82,7 @@ beforeAll(async () => {
     LOG_LEVEL: 'debug',
   };
   targets.push(...(await targetsFor(common, path.join(dir, 'data'))));
-}, 180_000);
+});
 
 afterAll(async () => {
   await proxy?.close();

@@ -135,7 +135,7 @@ beforeAll(async () => {
   ] as const)
     await payAt(T0 + day * DAY, buyer, S1, usdc(value));
   await payAt(T0 + 5n * DAY + 60n, 3, S2, usdc(2));
-}, 180_000);
+});
 
 afterAll(async () => {
   await anvil?.stop();

@@ -1,20 +1,15 @@
-import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApi } from '../../src/api/index.ts';
-import { silentLogger } from '../../src/lib/log.ts';
-import { injectClient } from '../../src/mcp/client.ts';
-import { registerMcpRoute } from '../../src/mcp/http.ts';
 import { A, seedFixture } from '../api/fixture.ts';
 import { backends, freshDatabase, type TestDatabase } from '../helpers/db.ts';
+import { serveMcp } from '../helpers/mcp.ts';
 
 /**
  * Faults of the MCP transport at /mcp (src/mcp/http.ts), over real HTTP on the published fixture
  * generation (test/api/fixture.ts): requests no MCP client sends, written by hand with fetch.
  * After each, the same server still answers GET /api/v1/meta.
  */
-const TOKEN = randomBytes(8).toString('hex');
 const JSON_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 
 /** A tools/call message; fixture seller A has 3 payers in the window (test/api/fixture.ts). */
@@ -24,13 +19,6 @@ const payersOfA = (id: number) => ({
   method: 'tools/call',
   params: { name: 'explain_metric', arguments: { address: A, metric: 'payers_30d' } },
 });
-
-/** The API with the MCP route, listening on 127.0.0.1, as `serve` wires it (src/cli/serve.ts). */
-async function serveMcp(db: TestDatabase, rateLimitPerMinute: number): Promise<{ app: FastifyInstance; url: string }> {
-  const app = await buildApi(db.db, { rateLimitPerMinute, cadenceSeconds: 900, internalToken: TOKEN });
-  registerMcpRoute(app, injectClient(app, TOKEN), silentLogger);
-  return { app, url: await app.listen({ port: 0, host: '127.0.0.1' }) };
-}
 
 /** The status of GET /api/v1/meta sent from the given loopback address (the rate limit is per client IP). */
 function metaStatus(url: string, localAddress = '127.0.0.1'): Promise<number | undefined> {
@@ -54,8 +42,8 @@ describe.each(backends())('MCP over HTTP, faults, on $backend', ({ backend }) =>
   beforeAll(async () => {
     db = await freshDatabase(backend);
     await seedFixture(db.db);
-    ({ app, url } = await serveMcp(db, 100_000));
-  }, 120_000);
+    ({ app, url } = await serveMcp(db.db));
+  });
 
   afterAll(async () => {
     await app?.close();
@@ -81,7 +69,7 @@ describe.each(backends())('MCP over HTTP, faults, on $backend', ({ backend }) =>
   });
 
   it('error: each tools/call counts 1 against the per-client limit; a refused batch counts 1, its calls none', async () => {
-    const limited = await serveMcp(db, 5);
+    const limited = await serveMcp(db.db, { rateLimitPerMinute: 5 });
     try {
       // 1 of 5: a batch of 100 tools/call is one refused request, whose calls never run.
       const batch = await post(

@@ -1,16 +1,11 @@
-import { randomBytes } from 'node:crypto';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApi } from '../../src/api/index.ts';
 import { GLOSSARY } from '../../src/api/glossary.ts';
-import { silentLogger } from '../../src/lib/log.ts';
-import { injectClient } from '../../src/mcp/client.ts';
-import { registerMcpRoute } from '../../src/mcp/http.ts';
 import { A, B, C, D } from '../api/fixture.ts';
 import { CONSTANTS3, E, EXACT_PROXY, F, GEN2, GEN3, insertGenerationRow, seedFixture3 } from '../api/fixture3.ts';
 import { backends, freshDatabase, type TestDatabase } from '../helpers/db.ts';
+import { connectHttp, serveMcp, type ToolResult } from '../helpers/mcp.ts';
 
 /**
  * MCP list_sellers (the seller directory, GET /api/v1/directory) through the official SDK client
@@ -20,7 +15,6 @@ import { backends, freshDatabase, type TestDatabase } from '../helpers/db.ts';
  * worked out by hand from fixture3.ts's table (the same as test/api/directory.test.ts's); each
  * answer is also the API's own text for the same question.
  */
-const TOKEN = randomBytes(8).toString('hex');
 const GEN5 = 5;
 /** Generation 5's sellers: 0x0101…, 0x0202…, …, 0x2525…, revenue 25, 24, …, 1 micro-USDC. */
 const MANY = Array.from(
@@ -30,11 +24,6 @@ const MANY = Array.from(
       .padStart(2, '0')
       .repeat(20)}`,
 );
-type ToolResult = {
-  isError?: boolean;
-  content: { type: string; text: string }[];
-  structuredContent?: Record<string, any>;
-};
 
 describe.each(backends())('MCP list_sellers on $backend', ({ backend }) => {
   let db: TestDatabase;
@@ -70,12 +59,9 @@ describe.each(backends())('MCP list_sellers on $backend', ({ backend }) => {
         })),
       )
       .execute();
-    app = await buildApi(db.db, { rateLimitPerMinute: 100_000, cadenceSeconds: 900, internalToken: TOKEN });
-    registerMcpRoute(app, injectClient(app, TOKEN), silentLogger);
-    base = await app.listen({ port: 0, host: '127.0.0.1' });
-    client = new Client({ name: 'test', version: '1.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`)));
-  }, 120_000);
+    ({ app, url: base } = await serveMcp(db.db));
+    client = await connectHttp(base);
+  });
   afterAll(async () => {
     await client?.close();
     await app?.close();

@@ -1,22 +1,16 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { randomBytes } from 'node:crypto';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApi } from '../../src/api/index.ts';
 import { openDatabase } from '../../src/db/index.ts';
 import { migrate } from '../../src/db/migrate.ts';
-import { silentLogger } from '../../src/lib/log.ts';
-import { projectRoot } from '../../src/lib/paths.ts';
-import { injectClient } from '../../src/mcp/client.ts';
-import { registerMcpRoute } from '../../src/mcp/http.ts';
 import { A, B, seedFixture } from '../api/fixture.ts';
 import { get } from '../api/helpers.ts';
 import { backends, freshDatabase, type TestDatabase } from '../helpers/db.ts';
+import { connectHttp, connectStdio, serveMcp, type ToolResult } from '../helpers/mcp.ts';
 
 /**
  * The MCP server through the SDK's own client, over both transports, on the published fixture
@@ -24,12 +18,6 @@ import { backends, freshDatabase, type TestDatabase } from '../helpers/db.ts';
  * the same question, read here over HTTP from the API itself; the client checks each
  * structuredContent against the output schema the server lists.
  */
-const TOKEN = randomBytes(8).toString('hex');
-type ToolResult = {
-  isError?: boolean;
-  content: { type: string; text: string }[];
-  structuredContent?: Record<string, any>;
-};
 
 describe.each(backends())('MCP on $backend', ({ backend }) => {
   let db: TestDatabase;
@@ -41,12 +29,8 @@ describe.each(backends())('MCP on $backend', ({ backend }) => {
   beforeAll(async () => {
     db = await freshDatabase(backend);
     await seedFixture(db.db);
-    app = await buildApi(db.db, { rateLimitPerMinute: 100_000, cadenceSeconds: 900, internalToken: TOKEN });
-    registerMcpRoute(app, injectClient(app, TOKEN), silentLogger);
-    base = await app.listen({ port: 0, host: '127.0.0.1' });
-
-    clients.http = new Client({ name: 'test', version: '1.0.0' });
-    await clients.http.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`)));
+    ({ app, url: base } = await serveMcp(db.db));
+    clients.http = await connectHttp(base);
 
     // stdio: `x402-tally mcp` as an MCP client starts it, on a database holding the same fixture.
     let env: Record<string, string>;
@@ -60,16 +44,8 @@ describe.each(backends())('MCP on $backend', ({ backend }) => {
       await embedded.close();
       env = { DATA_DIR: dataDir };
     }
-    clients.stdio = new Client({ name: 'test', version: '1.0.0' });
-    await clients.stdio.connect(
-      new StdioClientTransport({
-        command: process.execPath,
-        args: [path.join(projectRoot, 'bin/x402-tally.js'), 'mcp'],
-        env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', ...env },
-        stderr: 'ignore',
-      }),
-    );
-  }, 120_000);
+    clients.stdio = await connectStdio(env);
+  });
 
   afterAll(async () => {
     await clients.http?.close();
@@ -260,9 +236,7 @@ describe.each(backends())('MCP on $backend', ({ backend }) => {
   }
 
   it("behavior: /mcp is under the per-client rate limit, and the tools' own reads are not counted", async () => {
-    const limited = await buildApi(db.db, { rateLimitPerMinute: 10, cadenceSeconds: 900, internalToken: TOKEN });
-    registerMcpRoute(limited, injectClient(limited, TOKEN), silentLogger);
-    const url = await limited.listen({ port: 0, host: '127.0.0.1' });
+    const { app: limited, url } = await serveMcp(db.db, { rateLimitPerMinute: 10 });
     const post = (body: unknown) =>
       fetch(`${url}/mcp`, {
         method: 'POST',

@@ -1,28 +1,17 @@
-import { randomBytes } from 'node:crypto';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApi } from '../../src/api/index.ts';
-import { silentLogger } from '../../src/lib/log.ts';
-import { injectClient } from '../../src/mcp/client.ts';
-import { registerMcpRoute } from '../../src/mcp/http.ts';
 import { A, B } from '../api/fixture.ts';
 import { E, F, GEN2, GEN3, seedFixture3 } from '../api/fixture3.ts';
 import { backends, freshDatabase, type TestDatabase } from '../helpers/db.ts';
+import { connectHttp, serveMcp, type ToolResult } from '../helpers/mcp.ts';
 
 /**
  * The MCP tools and /llms.txt on a method 3.0.0 generation beside a 2.0.0 one (test/api/fixture3.ts,
  * whose table gives the expected values), over Streamable HTTP through the SDK's own client. The
  * stdio transport runs the same tools (test/mcp/mcp.test.ts covers it on the 1.0.0 fixture).
  */
-const TOKEN = randomBytes(8).toString('hex');
-type ToolResult = {
-  isError?: boolean;
-  content: { type: string; text: string }[];
-  structuredContent?: Record<string, any>;
-};
-
 describe.each(backends())('MCP and /llms.txt on method 3.0.0 on $backend', ({ backend }) => {
   let db: TestDatabase;
   let app: FastifyInstance;
@@ -32,12 +21,9 @@ describe.each(backends())('MCP and /llms.txt on method 3.0.0 on $backend', ({ ba
   beforeAll(async () => {
     db = await freshDatabase(backend);
     await seedFixture3(db.db);
-    app = await buildApi(db.db, { rateLimitPerMinute: 100_000, cadenceSeconds: 900, internalToken: TOKEN });
-    registerMcpRoute(app, injectClient(app, TOKEN), silentLogger);
-    base = await app.listen({ port: 0, host: '127.0.0.1' });
-    client = new Client({ name: 'test', version: '1.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`)));
-  }, 60_000);
+    ({ app, url: base } = await serveMcp(db.db));
+    client = await connectHttp(base);
+  });
   afterAll(async () => {
     await client?.close();
     await app?.close();

@@ -1,17 +1,13 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApi } from '../../src/api/index.ts';
-import { silentLogger } from '../../src/lib/log.ts';
-import { injectClient } from '../../src/mcp/client.ts';
-import { registerMcpRoute } from '../../src/mcp/http.ts';
 import { A, B } from '../api/fixture.ts';
 import { E, GEN2, seedFixture3 } from '../api/fixture3.ts';
 import { closeObjects } from '../api/helpers.ts';
 import { backends, freshDatabase, type TestDatabase } from '../helpers/db.ts';
+import { connectHttp, serveMcp } from '../helpers/mcp.ts';
 
 // ajv-formats is CommonJS: its default export arrives wrapped under ESM.
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (
@@ -25,8 +21,6 @@ const addFormats = ((addFormatsModule as unknown as { default?: unknown }).defau
  * (closeObjects: no property the schema does not name), its text content is the same JSON, and a
  * tool error carries no structuredContent and an Error body (`{"error":{"code","message"}}`).
  */
-const TOKEN = 'outputs-test-token';
-
 /** Arguments for each tool: every tool is called at least once, with its options. */
 const CALLS: [string, Record<string, unknown>][] = [
   ['status', {}],
@@ -56,11 +50,9 @@ describe.each(backends())('MCP outputs on $backend', ({ backend }) => {
   beforeAll(async () => {
     db = await freshDatabase(backend);
     await seedFixture3(db.db);
-    app = await buildApi(db.db, { rateLimitPerMinute: 100_000, cadenceSeconds: 900, internalToken: TOKEN });
-    registerMcpRoute(app, injectClient(app, TOKEN), silentLogger);
-    const base = await app.listen({ port: 0, host: '127.0.0.1' });
-    client = new Client({ name: 'test', version: '1.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`)));
+    const served = await serveMcp(db.db);
+    app = served.app;
+    client = await connectHttp(served.url);
     const ajv = new Ajv2020({ strict: false, allErrors: true });
     addFormats(ajv);
     for (const tool of (await client.listTools()).tools) {

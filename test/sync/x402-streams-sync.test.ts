@@ -195,7 +195,7 @@ describe.each(backends())('sync of the x402 streams on anvil ($backend)', ({ bac
   let db: TestDatabase;
   beforeAll(async () => {
     db = await freshDatabase(backend);
-  }, 120_000);
+  });
   afterAll(async () => {
     await db?.close();
   });
@@ -327,7 +327,7 @@ describe.each(backends())('x402 streams: killed runs and reorgs ($backend)', ({ 
   let db: TestDatabase;
   beforeAll(async () => {
     db = await freshDatabase(backend);
-  }, 120_000);
+  });
   afterAll(async () => {
     await db?.close();
   });

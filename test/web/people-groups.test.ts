@@ -1,6 +1,5 @@
-import { existsSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
-import puppeteer, { type Browser, type Page } from 'puppeteer-core';
+import type { Browser, Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApi } from '../../src/api/index.ts';
 import { publishGeneration } from '../../src/publish/index.ts';
@@ -8,6 +7,7 @@ import { SOURCES } from '../api/fixture.ts';
 import { freshDatabase, type TestDatabase } from '../helpers/db.ts';
 import { loadGroups, S } from '../method/fixture-groups.ts';
 import { compute } from '../method/setup.ts';
+import { closeBrowser, executablePath, launchBrowser, openPage, VIEWPORTS } from './browser.ts';
 
 /**
  * Operator groups and the market summary on the page (issue 23), at 1280 and 390 px, over the
@@ -16,14 +16,8 @@ import { compute } from '../method/setup.ts';
  * on hosts h1.example and h2.example: 6 payments, 4 distinct payers, 700 micro-USDC, 660 external;
  * member A 3 payments, 2 payers, 190, external 150. Market: last 7 days 5 payments, 1,347
  * micro-USDC, 3 payers, 4 sellers paid; the 7 before 2, 350, 2, 2; 30 days 8, 1,707, 4, 5.
- * Chromium as in web.test.ts.
+ * Chromium: test/web/browser.ts.
  */
-const executablePath = [
-  process.env.CHROMIUM_PATH,
-  '/usr/bin/chromium',
-  '/usr/bin/chromium-browser',
-  '/usr/bin/google-chrome',
-].find((p): p is string => !!p && existsSync(p));
 const GROUP = `op_${'a'.repeat(40)}`;
 
 // One database, server and browser for both widths (a page per test): they only read.
@@ -39,36 +33,24 @@ describe.skipIf(!executablePath)('operator groups and the market summary in Chro
     await publishGeneration(db.db, await compute(db.db, snapshotId, { sources: SOURCES, methodVersion: '3.0.0' }));
     app = await buildApi(db.db, { rateLimitPerMinute: 100_000, cadenceSeconds: 900 });
     base = await app.listen({ port: 0, host: '127.0.0.1' });
-    browser = await puppeteer.launch({ executablePath, headless: true, args: ['--no-sandbox', '--disable-gpu'] });
-  }, 290_000);
+    browser = await launchBrowser();
+  });
   afterAll(async () => {
-    await browser?.close();
+    await closeBrowser(browser);
     await app?.close();
     await db?.close();
   });
 
-  describe.each([
-    { width: 1280, height: 900 },
-    { width: 390, height: 844 },
-  ])('at $width px', ({ width, height }) => {
+  describe.each(VIEWPORTS)('at $width px', ({ width, height }) => {
     const problems: string[] = [];
 
     async function open(url: string): Promise<Page> {
-      const page = await browser.newPage();
-      await page.setViewport({ width, height });
-      page.on('console', (m) => {
-        if (m.type() === 'error' || m.type() === 'warn') problems.push(`${url}: ${m.text()}`);
+      const page = await openPage(browser, `${base}${url}`, {
+        origin: base,
+        onForeign: (u) => problems.push(`foreign request ${u}`),
+        viewport: { width, height },
+        onProblem: (text) => problems.push(`${url}: ${text}`),
       });
-      page.on('pageerror', (error) => problems.push(`${url}: ${String(error)}`));
-      await page.setRequestInterception(true);
-      page.on('request', (request) => {
-        if (new URL(request.url()).origin !== base && !request.url().startsWith('data:')) {
-          problems.push(`foreign request ${request.url()}`);
-          void request.abort();
-        } else void request.continue();
-      });
-      await page.goto(`${base}${url}`, { waitUntil: 'networkidle0' });
-      await page.waitForSelector('body[data-ready]', { timeout: 30_000 });
       expect(await page.$eval('body', (el) => el.dataset.ready)).toBe('true');
       return page;
     }

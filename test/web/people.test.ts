@@ -1,7 +1,7 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import puppeteer, { type Browser, type Page } from 'puppeteer-core';
+import type { Browser, Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApi } from '../../src/api/index.ts';
 import { GLOSSARY, type GlossaryKey } from '../../src/api/glossary.ts';
@@ -9,6 +9,7 @@ import { projectRoot } from '../../src/lib/paths.ts';
 import { A, B, C, D } from '../api/fixture.ts';
 import { freshDatabase, type TestDatabase } from '../helpers/db.ts';
 import { seedFixture } from '../api/fixture.ts';
+import { closeBrowser, executablePath, launchBrowser, openPage, VIEWPORTS } from './browser.ts';
 
 /**
  * The page for people (issue 23) in a real headless Chromium, at 1280 px and at 390 px, against
@@ -16,14 +17,8 @@ import { seedFixture } from '../api/fixture.ts';
  * by hand from its PAYMENTS and MARKET): labels explained on hover and on keyboard focus from the
  * one glossary, charts with every day of the window and zero days at 0 on axes from 0, a page
  * usable by keyboard only and without sideways scrolling at 390 px, no console error or warning,
- * and no request to another origin. Chromium as in web.test.ts.
+ * and no request to another origin. Chromium: test/web/browser.ts.
  */
-const executablePath = [
-  process.env.CHROMIUM_PATH,
-  '/usr/bin/chromium',
-  '/usr/bin/chromium-browser',
-  '/usr/bin/google-chrome',
-].find((p): p is string => !!p && existsSync(p));
 
 /**
  * The days of the fixture's window, by hand: (2025-12-02T03:00Z, 2026-01-01T03:00Z] touches the
@@ -83,38 +78,26 @@ describe.skipIf(!executablePath)('the page for people in Chromium', () => {
       .execute();
     app = await buildApi(db.db, { rateLimitPerMinute: 100_000, cadenceSeconds: 900, publicChain: true });
     base = await app.listen({ port: 0, host: '127.0.0.1' });
-    browser = await puppeteer.launch({ executablePath, headless: true, args: ['--no-sandbox', '--disable-gpu'] });
-  }, 290_000);
+    browser = await launchBrowser();
+  });
   afterAll(async () => {
-    await browser?.close();
+    await closeBrowser(browser);
     await app?.close();
     await db?.close();
   });
 
-  describe.each([
-    { width: 1280, height: 900 },
-    { width: 390, height: 844 },
-  ])('the page for people at $width px', ({ width, height }) => {
+  describe.each(VIEWPORTS)('the page for people at $width px', ({ width, height }) => {
     const foreign: string[] = [];
     const consoleProblems: string[] = [];
 
     /** A page that records console errors and warnings and refuses any request to another origin. */
     async function open(url: string): Promise<Page> {
-      const page = await browser.newPage();
-      await page.setViewport({ width, height });
-      page.on('console', (message) => {
-        if (message.type() === 'error' || message.type() === 'warn') consoleProblems.push(`${url}: ${message.text()}`);
+      const page = await openPage(browser, `${base}${url}`, {
+        origin: base,
+        onForeign: (u) => foreign.push(u),
+        viewport: { width, height },
+        onProblem: (text) => consoleProblems.push(`${url}: ${text}`),
       });
-      page.on('pageerror', (error) => consoleProblems.push(`${url}: ${String(error)}`));
-      await page.setRequestInterception(true);
-      page.on('request', (request) => {
-        if (new URL(request.url()).origin !== base && !request.url().startsWith('data:')) {
-          foreign.push(request.url());
-          void request.abort();
-        } else void request.continue();
-      });
-      await page.goto(`${base}${url}`, { waitUntil: 'networkidle0' });
-      await page.waitForSelector('body[data-ready]', { timeout: 30_000 });
       expect(await page.$eval('body', (el) => el.dataset.ready)).toBe('true');
       return page;
     }
@@ -253,7 +236,6 @@ describe.skipIf(!executablePath)('the page for people in Chromium', () => {
     const drawn = (page: Page, rows: (string | null)[]) =>
       page.waitForFunction(
         `JSON.stringify([...document.querySelectorAll('table#directory tbody tr td:first-child a')].map((a) => new URL(a.href).searchParams.get('seller'))) === ${JSON.stringify(JSON.stringify(rows))}`,
-        { timeout: 30_000 },
       );
 
     it('behavior: the directory filters and sorts every seller, its state in the URL (reload, back, forward), with a CSV of the view', async () => {

@@ -1,24 +1,18 @@
-import { existsSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
-import puppeteer, { type Browser, type Page } from 'puppeteer-core';
+import type { Browser, Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApi } from '../../src/api/index.ts';
 import { A, B, listingId, seedFixture } from '../api/fixture.ts';
 import { get } from '../api/helpers.ts';
 import { freshDatabase, type TestDatabase } from '../helpers/db.ts';
+import { closeBrowser, executablePath, launchBrowser, newPage, openPage } from './browser.ts';
 
 /**
  * The web page and the docs page in a real headless Chromium (issue 13), against the published
  * fixture generation (test/api/fixture.ts): the page shows exactly what the API serves, the
  * category filter and the generation pin work, and no request leaves the origin.
- * Chromium: `apt-get install -y chromium` (Debian); CHROMIUM_PATH points elsewhere.
+ * Chromium: test/web/browser.ts.
  */
-const executablePath = [
-  process.env.CHROMIUM_PATH,
-  '/usr/bin/chromium',
-  '/usr/bin/chromium-browser',
-  '/usr/bin/google-chrome',
-].find((p): p is string => !!p && existsSync(p));
 if (!executablePath)
   console.warn(
     'web tests skipped: no Chromium found; install one with `apt-get install -y chromium` (or set CHROMIUM_PATH)',
@@ -97,10 +91,10 @@ describe.skipIf(!executablePath)('the web page in Chromium', () => {
     // publicChain left out (false, as on the demo): no explorer link.
     hostileApp = await buildApi(hostileDb.db, { rateLimitPerMinute: 100_000, cadenceSeconds: 900 });
     hostileBase = await hostileApp.listen({ port: 0, host: '127.0.0.1' });
-    browser = await puppeteer.launch({ executablePath, headless: true, args: ['--no-sandbox', '--disable-gpu'] });
-  }, 290_000);
+    browser = await launchBrowser();
+  });
   afterAll(async () => {
-    await browser?.close();
+    await closeBrowser(browser);
     await app?.close();
     await db?.close();
     await hostileApp?.close();
@@ -111,24 +105,13 @@ describe.skipIf(!executablePath)('the web page in Chromium', () => {
    * A page of `server` that refuses (and records) any request to another origin; `script` runs in
    * the page before its own scripts.
    */
-  async function open(url: string, server = base, script?: string): Promise<Page> {
-    const page = await browser.newPage();
-    await page.setViewport({ width: 1200, height: 900 });
-    if (script) await page.evaluateOnNewDocument(script);
-    page.on('dialog', (dialog) => {
-      dialogs.push(dialog.message());
-      void dialog.dismiss();
+  function open(url: string, server = base, script?: string): Promise<Page> {
+    return openPage(browser, `${server}${url}`, {
+      origin: server,
+      onForeign: (u) => foreign.push(u),
+      onDialog: (message) => dialogs.push(message),
+      script,
     });
-    await page.setRequestInterception(true);
-    page.on('request', (request) => {
-      if (new URL(request.url()).origin !== server && !request.url().startsWith('data:')) {
-        foreign.push(request.url());
-        void request.abort();
-      } else void request.continue();
-    });
-    await page.goto(`${server}${url}`, { waitUntil: 'networkidle0' });
-    await page.waitForSelector('body[data-ready]', { timeout: 20_000 });
-    return page;
   }
   const rowsOf = (page: Page, table: string) =>
     page.$$eval(`table#${table} tbody tr`, (trs) =>
@@ -206,21 +189,14 @@ describe.skipIf(!executablePath)('the web page in Chromium', () => {
   });
 
   it('behavior: the API docs page renders the operations of the OpenAPI document, offline', async () => {
-    const page = await browser.newPage();
-    await page.setRequestInterception(true);
-    page.on('request', (request) => {
-      if (new URL(request.url()).origin !== base && !request.url().startsWith('data:')) {
-        foreign.push(request.url());
-        void request.abort();
-      } else void request.continue();
-    });
+    const page = await newPage(browser, { origin: base, onForeign: (u) => foreign.push(u) });
     await page.goto(`${base}/api/v1/docs`, { waitUntil: 'networkidle0' });
     const doc = (await get(app, '/api/v1/openapi.json')).json;
     const summary = doc.paths['/api/v1/rankings'].get.summary as string;
     await page.waitForFunction(
       (s: string) =>
         (globalThis as unknown as { document: { body: { innerText: string } } }).document.body.innerText.includes(s),
-      { timeout: 30_000 },
+      {},
       summary,
     );
     await page.close();

@@ -1,24 +1,18 @@
-import { existsSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
-import puppeteer, { type Browser, type Page } from 'puppeteer-core';
+import type { Browser, Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApi } from '../../src/api/index.ts';
 import { A, B, txHash } from '../api/fixture.ts';
 import { A_LABELS, E, EXTERNAL_VOLUME, F, GEN2, seedFixture3, SELLERS3 } from '../api/fixture3.ts';
 import { freshDatabase, type TestDatabase } from '../helpers/db.ts';
+import { closeBrowser, executablePath, launchBrowser, openPage } from './browser.ts';
 
 /**
  * The web page on a method 3.0.0 generation (test/api/fixture3.ts; its table gives the expected
  * values) in a real headless Chromium: external revenue and the order by it in the rankings,
  * by_class, internal payments and each payment's class on a seller page, external volume in the
- * market; and the 2.0.0 generation beside it, pinned, shown as before. Chromium as in web.test.ts.
+ * market; and the 2.0.0 generation beside it, pinned, shown as before. Chromium: test/web/browser.ts.
  */
-const executablePath = [
-  process.env.CHROMIUM_PATH,
-  '/usr/bin/chromium',
-  '/usr/bin/chromium-browser',
-  '/usr/bin/google-chrome',
-].find((p): p is string => !!p && existsSync(p));
 
 /** micro-USDC as the page shows USDC, computed here with bigints. */
 function usdcText(micro: bigint): string {
@@ -41,26 +35,16 @@ describe.skipIf(!executablePath)('the web page on a method 3.0.0 generation, in 
     await seedFixture3(db.db);
     app = await buildApi(db.db, { rateLimitPerMinute: 100_000, cadenceSeconds: 900 });
     base = await app.listen({ port: 0, host: '127.0.0.1' });
-    browser = await puppeteer.launch({ executablePath, headless: true, args: ['--no-sandbox', '--disable-gpu'] });
-  }, 290_000);
+    browser = await launchBrowser();
+  });
   afterAll(async () => {
-    await browser?.close();
+    await closeBrowser(browser);
     await app?.close();
     await db?.close();
   });
 
   async function open(url: string): Promise<Page> {
-    const page = await browser.newPage();
-    await page.setViewport({ width: 1200, height: 900 });
-    await page.setRequestInterception(true);
-    page.on('request', (request) => {
-      if (new URL(request.url()).origin !== base && !request.url().startsWith('data:')) {
-        foreign.push(request.url());
-        void request.abort();
-      } else void request.continue();
-    });
-    await page.goto(`${base}${url}`, { waitUntil: 'networkidle0' });
-    await page.waitForSelector('body[data-ready]', { timeout: 20_000 });
+    const page = await openPage(browser, `${base}${url}`, { origin: base, onForeign: (u) => foreign.push(u) });
     expect(await page.$eval('body', (el) => el.dataset.ready)).toBe('true');
     return page;
   }
