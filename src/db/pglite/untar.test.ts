@@ -1,5 +1,15 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -51,15 +61,15 @@ function archive(entries: { name: string; data?: Buffer; type?: '0' | '5' | '2' 
   if (end) parts.push(Buffer.alloc(1024));
   return gzipSync(Buffer.concat(parts));
 }
-/** Every file under `dir`, relative name -> contents (folders as null). */
-function tree(dir: string, base = dir, out = new Map<string, Buffer | null>()): Map<string, Buffer | null> {
+/** Every file under `dir`, relative name -> sha256 of its contents (folders as null). */
+function tree(dir: string, base = dir, out = new Map<string, string | null>()): Map<string, string | null> {
   for (const name of readdirSync(dir).sort()) {
     const full = path.join(dir, name);
     const rel = path.relative(base, full);
     if (statSync(full).isDirectory()) {
       out.set(rel, null);
       tree(full, base, out);
-    } else out.set(rel, readFileSync(full));
+    } else out.set(rel, createHash('sha256').update(readFileSync(full)).digest('hex'));
   }
   return out;
 }
@@ -73,7 +83,7 @@ describe('untarGz, the template unpacker', () => {
 
   it('property: random archives unpack as GNU tar unpacks them', async () => {
     const random = seeded(23);
-    for (let round = 0; round < 20; round++) {
+    for (let round = 0; round < 10; round++) {
       const entries: { name: string; data?: Buffer }[] = [];
       const folders = ['base', 'base/5', 'pg_wal', 'global'];
       for (const f of folders) entries.push({ name: `/${f}` });
@@ -81,16 +91,19 @@ describe('untarGz, the template unpacker', () => {
       for (let i = 0; i < files; i++) {
         // Sizes around the 512-byte blocks and the stream's 64 kB chunks, zero among them.
         const size = [0, 1, 511, 512, 513, 65_536, 65_537, 200_000][Math.floor(random() * 8)]!;
-        const data = Buffer.alloc(size);
-        for (let j = 0; j < size; j++) data[j] = Math.floor(random() * 256);
-        entries.push({ name: `/${folders[Math.floor(random() * folders.length)]}/f${round}_${i}`, data });
+        const data = Buffer.alloc(size + 3);
+        for (let j = 0; j < size; j += 4) data.writeUInt32LE(Math.floor(random() * 2 ** 32), j);
+        entries.push({
+          name: `/${folders[Math.floor(random() * folders.length)]}/f${round}_${i}`,
+          data: data.subarray(0, size),
+        });
       }
       const file = path.join(dir, `r${round}.tgz`);
       writeFileSync(file, archive(entries, random() < 0.5));
       const ours = path.join(dir, `ours${round}`);
       const gnu = path.join(dir, `gnu${round}`);
       await untarGz(file, ours);
-      execFileSync('mkdir', ['-p', gnu]);
+      mkdirSync(gnu);
       execFileSync('tar', ['-xzf', file, '-C', gnu], { stdio: 'ignore' });
       expect(tree(ours)).toEqual(tree(gnu));
     }

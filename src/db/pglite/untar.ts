@@ -23,7 +23,7 @@ interface Entry {
 export async function untarGz(file: string, dir: string): Promise<void> {
   const root = path.resolve(dir);
   mkdirSync(root, { recursive: true, mode: 0o700 });
-  let pending = Buffer.alloc(0);
+  let pending: Buffer = Buffer.alloc(0);
   /** The entry being read: its file (null for a folder), its bytes still to come, then its padding to 512 bytes. */
   const state: { current: Entry | null } = { current: null };
   let ended = false;
