@@ -15,6 +15,9 @@ COPY sql ./sql
 COPY fixtures ./fixtures
 # The compiled x402 stand-in contracts the local demo chain can place (src/devchain/x402-contracts.ts).
 COPY contracts ./contracts
+# `audit` runs the command line compiled to plain JavaScript (bin/compiled.js), kept in .build/:
+# made here, since /app is not writable by the user the container runs as.
+RUN node --input-type=module -e "import { compiledCli } from './bin/compiled.js'; if (!compiledCli()) process.exit(1)"
 USER node
 ENTRYPOINT ["node", "bin/x402-tally.js"]
 CMD ["--help"]

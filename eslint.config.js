@@ -1,7 +1,7 @@
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', '.data/', 'scratch/', 'bench/out/'] },
+  { ignores: ['node_modules/', '.data/', 'scratch/', 'bench/out/', '.build/'] },
   ...tseslint.configs.recommended,
   {
     rules: {

@@ -2,35 +2,30 @@
  * Benchmark (docs/benchmarks.md, "Audit for people"): how long a person waits for `audit` on the
  * demo, as whole processes of the real bin started from another folder.
  *
- * Set-up, as `x402-tally demo` does it but without its minute-by-minute runs (which would share
- * the cores with the audits being timed): the demo chain (anvil with the real USDC code, seeded
- * with the demo economy over the real crawl), one `run` at the demo's method into an embedded
- * database, then generation 1's bundle downloaded over HTTP from the API as the demo's printed
- * commands do (manifest.json, then every file it names). Then, RUNS times each after one warm-up:
+ * Set-up: the demo generation and its bundle, downloaded as the demo prints it (bench/audit-demo.ts).
+ * Then, RUNS times each after one warm-up:
  *
  *   node bin/x402-tally.js audit --bundle DIR                  (full)
  *   node bin/x402-tally.js audit --bundle DIR --seller 0x...   (seller: the demo seller with the most payments)
  *
- * each under /usr/bin/time (peak RSS), with the time to its first line and its last line. Then,
+ * each with its peak memory (bench/tree-memory.ts: every process's own peak RSS added up, since
+ * `audit` runs as a launcher and a child; `/usr/bin/time -f %M` would report the child alone), the
+ * time to its first line and its last line. Then,
  * once each, under a pseudo-terminal (`script`): the time to the first progress line on stderr.
  * PROFILE=1 also runs each once under `node --cpu-prof` and prints the self time by module.
  *
  *   npx tsx bench/audit.ts
  *   RUNS=3 PROFILE=1 npx tsx bench/audit.ts
  *
- * Linux only (/usr/bin/time, script). Writes bench/out/audit.json.
+ * Linux only (/proc, script). Writes bench/out/audit.json.
  */
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { buildApi } from '../src/api/index.ts';
-import { runCommand } from '../src/cli/command.ts';
-import { demoCatalogPath } from '../src/cli/demo.ts';
-import { openDatabase } from '../src/db/index.ts';
-import { demoCatalogItems, readCatalogItems, startDemoChain } from '../src/devchain/index.ts';
-import { silentLogger } from '../src/lib/log.ts';
 import { projectRoot } from '../src/lib/paths.ts';
+import { demoBundle } from './audit-demo.ts';
+import { runTree } from './tree-memory.ts';
 
 const RUNS = Number(process.env.RUNS ?? 5);
 const PROFILE = process.env.PROFILE === '1';
@@ -52,37 +47,23 @@ interface Timed {
   code: number;
   wallS: number;
   firstLineS: number | null;
+  /** Every process's own peak RSS added up (the launcher and the audit's child). */
   peakMb: number;
+  /** The largest single process's peak RSS (what /usr/bin/time -f %M reports). */
+  largestMb: number;
   last: string;
 }
 
-/** One whole process of the bin, from `cwd`, timed by us (wall, first line) and by /usr/bin/time (peak RSS). */
+/** One whole process tree of the bin, from `cwd`: wall, first line, peak memory (bench/tree-memory.ts). */
 async function timed(args: string[], env: Record<string, string>, cwd: string): Promise<Timed> {
-  const timeFile = path.join(work, 'time.txt');
-  const started = performance.now();
-  let firstLine: number | null = null;
-  const lines: string[] = [];
-  const child = spawn('/usr/bin/time', ['-f', '%M', '-o', timeFile, process.execPath, BIN, ...args], {
-    cwd,
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  for (const stream of [child.stdout, child.stderr]) {
-    stream.setEncoding('utf8');
-    stream.on('data', (chunk: string) => {
-      firstLine ??= performance.now();
-      lines.push(...chunk.split('\n').filter(Boolean));
-    });
-  }
-  const code = await new Promise<number>((resolve) => child.on('close', (c) => resolve(c ?? -1)));
-  const wallS = (performance.now() - started) / 1000;
-  const peakKb = Number(readFileSync(timeFile, 'utf8').trim().split('\n').at(-1));
+  const run = await runTree(process.execPath, [BIN, ...args], { cwd, env: { ...process.env, ...env } });
   return {
-    code,
-    wallS,
-    firstLineS: firstLine === null ? null : (firstLine - started) / 1000,
-    peakMb: peakKb / 1024,
-    last: lines.at(-1) ?? '',
+    code: run.code,
+    wallS: run.wallS,
+    firstLineS: run.firstLineS,
+    peakMb: run.sumOfPeaksMb,
+    largestMb: run.largestPeakMb,
+    last: run.lines.at(-1) ?? '',
   };
 }
 
@@ -107,9 +88,10 @@ async function firstProgress(args: string[], env: Record<string, string>, cwd: s
 /** Self time by module of one run under --cpu-prof: where the time goes. */
 async function profile(args: string[], env: Record<string, string>, cwd: string): Promise<[string, number][]> {
   const dir = mkdtempSync(path.join(work, 'prof-'));
-  const child = spawn(process.execPath, ['--cpu-prof', `--cpu-prof-dir=${dir}`, BIN, ...args], {
+  // Through NODE_OPTIONS, so the audit's child process (bin/x402-tally.js) is profiled too.
+  const child = spawn(process.execPath, [BIN, ...args], {
     cwd,
-    env: { ...process.env, ...env },
+    env: { ...process.env, ...env, NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${dir}` },
     stdio: 'ignore',
   });
   await new Promise((resolve) => child.on('close', resolve));
@@ -134,54 +116,14 @@ async function profile(args: string[], env: Record<string, string>, cwd: string)
 }
 
 console.error(`load ${load()}: starting the demo chain and one run at method ${METHOD_VERSION}…`);
-const items = demoCatalogItems(readCatalogItems(demoCatalogPath()));
-const catalogFile = path.join(work, 'demo-catalog.json');
-writeFileSync(catalogFile, JSON.stringify({ resources: items }));
-const chain = await startDemoChain({ catalogItems: items });
-const dataDir = path.join(work, 'data');
-const bundle = path.join(work, 'elsewhere', 'g');
+const demo = await demoBundle(work, METHOD_VERSION);
 try {
-  const env = {
-    RPC_URL: chain.url,
-    CATALOG_SOURCE: catalogFile,
-    USDC_ADDRESS: chain.usdcAddress,
-    CHAIN_ID: String(chain.chainId),
-    CONFIRMATIONS: '0',
-    METHOD_VERSION,
-    DATA_DIR: dataDir,
-    LOG_LEVEL: 'silent',
-  };
-  const run = await runCommand(['run'], env, { out: () => {}, err: (l) => console.error(l), log: silentLogger });
-  if (run !== 0) throw new Error(`run exited ${run}`);
-
-  // The bundle over HTTP, as the demo prints it: manifest.json, then every file it names.
-  const database = await openDatabase({ dataDir });
-  const app = await buildApi(database.db, { rateLimitPerMinute: 1_000_000, cadenceSeconds: 60 });
-  try {
-    const base = `${await app.listen({ port: 0, host: '127.0.0.1' })}/api/v1/generations/1/bundle`;
-    mkdirSync(bundle, { recursive: true });
-    const manifest = await (await fetch(`${base}/manifest.json`)).text();
-    writeFileSync(path.join(bundle, 'manifest.json'), manifest);
-    for (const { name } of (JSON.parse(manifest) as { files: { name: string }[] }).files) {
-      const res = await fetch(`${base}/${name}`);
-      if (!res.ok) throw new Error(`${name}: HTTP ${res.status}`);
-      writeFileSync(path.join(bundle, name), Buffer.from(await res.arrayBuffer()));
-    }
-  } finally {
-    await app.close();
-    await database.close();
-  }
-  const sellers = readFileSync(path.join(bundle, 'sellers.ndjson'), 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as { seller_address: string; payments_30d: number | string });
-  const seller = sellers.sort((a, b) => Number(b.payments_30d) - Number(a.payments_30d))[0]!.seller_address;
-  const payments = sellers.reduce((n, s) => n + Number(s.payments_30d), 0);
-  console.error(`bundle: ${sellers.length} sellers, ${payments} payments; --seller ${seller}`);
+  const { seller, sellers, payments } = demo;
+  console.error(`bundle: ${sellers} sellers, ${payments} payments; --seller ${seller}`);
 
   // From another folder, as a person runs the printed command; the bin by its absolute path.
-  const cwd = path.join(work, 'elsewhere');
-  const auditEnv = { RPC_URL: chain.url };
+  const cwd = demo.elsewhere;
+  const auditEnv = { RPC_URL: demo.rpcUrl };
   const cases = { full: ['audit', '--bundle', './g'], seller: ['audit', '--bundle', './g', '--seller', seller] };
   const results: Record<string, unknown> = {};
   for (const [name, args] of Object.entries(cases)) {
@@ -197,6 +139,7 @@ try {
       wallS: stats(runs.map((r) => r.wallS)),
       firstLineS: stats(runs.map((r) => r.firstLineS ?? Number.NaN)),
       peakMb: stats(runs.map((r) => r.peakMb)),
+      largestProcessPeakMb: stats(runs.map((r) => r.largestMb)),
       firstProgressOnTerminalS: tty,
       lastLine: runs.at(-1)!.last,
       loadBeforeAfter: loads,
@@ -215,13 +158,9 @@ try {
   mkdirSync(path.join(projectRoot, 'bench', 'out'), { recursive: true });
   writeFileSync(
     path.join(projectRoot, 'bench', 'out', 'audit.json'),
-    JSON.stringify(
-      { date: new Date().toISOString(), runs: RUNS, seller, sellers: sellers.length, payments, results },
-      null,
-      2,
-    ),
+    JSON.stringify({ date: new Date().toISOString(), runs: RUNS, seller, sellers, payments, results }, null, 2),
   );
 } finally {
-  await chain.stop();
+  await demo.stop();
   rmSync(work, { recursive: true, force: true });
 }

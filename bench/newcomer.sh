@@ -33,11 +33,16 @@ cleanup() {
 trap cleanup EXIT
 
 # step NAME DIR COMMAND...: runs COMMAND in DIR under /usr/bin/time; records name, exit, s, MB.
+# With TREE=1, under bench/tree-memory.ts instead: the peak is every process's own peak RSS added
+# up (an audit is a launcher and a child; /usr/bin/time's %M is the largest process alone).
 step() {
   local name=$1 dir=$2
   shift 2
   local log="$WORK/$name.log" status=0
-  (cd "$dir" && /usr/bin/time -f '%e %M' -o "$WORK/$name.time" "$@") >"$log" 2>&1 || status=$?
+  local timer=(/usr/bin/time -f '%e %M' -o "$WORK/$name.time")
+  [ "${TREE:-0}" = 1 ] &&
+    timer=(node --import "file://$CLONE/node_modules/tsx/dist/loader.mjs" "$CLONE/bench/tree-memory.ts" "$WORK/$name.time" --)
+  (cd "$dir" && "${timer[@]}" "$@") >"$log" 2>&1 || status=$?
   read -r secs kb <"$WORK/$name.time" || { secs=?; kb=0; }
   local mb=$((kb / 1024))
   printf '%s\t%s\t%s\t%s\n' "$name" "$status" "$secs" "$mb" >>"$RESULTS"
@@ -84,10 +89,10 @@ echo "printed commands:" && sed 's/^/    /' "$WORK/printed.sh"
 download=$(grep -v ' audit ' "$WORK/printed.sh")
 audit=$(grep ' audit ' "$WORK/printed.sh" | sed 's/^ *//')
 step bundle-download "$ELSEWHERE" bash -c "set -e; $download"
-step audit-full "$ELSEWHERE" bash -c "$audit"
+TREE=1 step audit-full "$ELSEWHERE" bash -c "$audit"
 # --seller, the form the page and the audit docs give, on the first ranked seller of the demo.
 seller=$(curl -fsS "http://127.0.0.1:$PORT/api/v1/rankings?limit=1" | node -pe 'JSON.parse(require("fs").readFileSync(0)).rankings[0].seller_address')
-step audit-seller "$ELSEWHERE" bash -c "$audit --seller $seller"
+TREE=1 step audit-seller "$ELSEWHERE" bash -c "$audit --seller $seller"
 
 echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo

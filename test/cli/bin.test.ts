@@ -87,6 +87,38 @@ describe('bin/x402-tally.js (spawned)', () => {
     expect(stderr).not.toContain(rpc.url);
   });
 
+  // `audit` runs in a child node process started by the bin with memory flags (bin/x402-tally.js):
+  // what a person sees, stdout, stderr and the exit code, is the child's, unchanged.
+  it('behavior: `audit --generation 1` through the bin recomputes the generation `run` published: exit 0, the verdict last', async () => {
+    const { code, stdout, stderr } = await runBin(['audit', '--generation', '1'], {
+      DATA_DIR: path.join(dir, 'data'), // the first test's generation
+      RPC_URL: rpc.url,
+    });
+    expect(code, stderr).toBe(0);
+    const lines = stdout.trim().split('\n');
+    expect(lines[0]).toMatch(/^auditing generation 1 from the database: as of block 100/);
+    expect(lines.at(-1)).toMatch(
+      /^audit: identical: every digest and number of generation 1 recomputed from the chain \(1 payments, 1 sellers, /,
+    );
+    for (const line of stderr.trim().split('\n')) expect(() => JSON.parse(line)).not.toThrow();
+  }, 120_000);
+
+  it('error: through the bin, a usage mistake in `audit` exits 1 and an unreachable RPC exits 75', async () => {
+    const usage = await runBin(['audit'], { DATA_DIR: path.join(dir, 'data'), RPC_URL: rpc.url });
+    expect(usage.code).toBe(1);
+    expect(usage.stderr).toContain('audit needs --generation N');
+    expect(usage.stdout).toBe('');
+    // A port nothing listens on: a server started and closed again.
+    const closed = await serveJsonRpc(() => null);
+    await closed.close();
+    const away = await runBin(['audit', '--generation', '1'], {
+      DATA_DIR: path.join(dir, 'data'),
+      RPC_URL: closed.url,
+    });
+    expect(away.code, away.stderr).toBe(75);
+    expect(away.stderr).toContain('temporary failure (exit 75)');
+  }, 120_000);
+
   it('error: a provider answering terminal control sequences: stderr shows them escaped, never raw', async () => {
     // A 200 whose body clears the screen and retitles the window (ESC, BEL), with a C1 CSI and a
     // DEL: no real node answers so, hence the fault proxy. The run retries it (no JSON is a

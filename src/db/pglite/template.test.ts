@@ -64,7 +64,9 @@ describe('the migrated template of the embedded database', () => {
   it('error: a damaged template is not trusted: the database is made again, and so is the template', async () => {
     const file = templatePath();
     writeFileSync(file, 'not a tarball');
-    const again = await openOnce(null);
+    // Into a folder, as the audit's scratch database (unpacked by streaming, src/db/pglite/untar.ts).
+    mkdirSync(path.join(dir, 'c'));
+    const again = await openOnce(path.join(dir, 'c', 'pglite'));
     expect(again.fromTemplate).toBe(false);
     expect(again.schema).toBe(readFileSync(path.join(sqlDir, 'schema.txt'), 'utf8'));
     expect(readFileSync(file).subarray(0, 2)).toEqual(Buffer.from([0x1f, 0x8b])); // gzip again

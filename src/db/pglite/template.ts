@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { PGlite } from '@electric-sql/pglite';
@@ -8,6 +8,7 @@ import { projectRoot } from '../../lib/paths.ts';
 import { loadMigrations, migrate, type Migration } from '../migrate.ts';
 import { PGliteDialect } from './dialect.ts';
 import { openPGlite } from './open.ts';
+import { untarGz } from './untar.ts';
 
 /**
  * A new embedded database starts with `initdb` and then every migration: 10-25 s and ~800 MB of
@@ -54,15 +55,22 @@ export async function openMigratedPGlite(
 ): Promise<{ pglite: PGlite; fromTemplate: boolean }> {
   const migrations = loadMigrations();
   const file = templatePath(migrations);
-  let tarball: Buffer | undefined;
-  try {
-    tarball = readFileSync(file);
-  } catch {
-    tarball = undefined;
+  // A folder that already holds a database is opened as it is, never unpacked over or deleted.
+  if (dataDir !== null && existsSync(path.join(dataDir, 'PG_VERSION'))) {
+    return { pglite: await openPGlite(dataDir, { settings }), fromTemplate: false };
   }
-  if (tarball) {
+  if (existsSync(file)) {
     try {
-      const pglite = await openPGlite(dataDir, { settings, loadDataDir: new Blob([tarball]) });
+      // Into a folder, the tarball is unpacked by streaming and the folder opened as it is; PGlite's
+      // own loadDataDir unpacks it whole in memory (~60 MB more at the peak of an audit,
+      // docs/benchmarks.md, "Audit memory"), which only a database in memory still needs.
+      let pglite: PGlite;
+      if (dataDir === null) {
+        pglite = await openPGlite(null, { settings, loadDataDir: new Blob([readFileSync(file)]) });
+      } else {
+        await untarGz(file, dataDir);
+        pglite = await openPGlite(dataDir, { settings });
+      }
       return { pglite, fromTemplate: true };
     } catch {
       // A template that does not load (another PGlite build, a damaged file) is made again.

@@ -1,0 +1,164 @@
+/**
+ * Benchmark (docs/benchmarks.md, "Audit memory"): the peak memory of `audit` on the demo under
+ * variants of how its process is started (V8 flags, glibc's malloc arenas, the TypeScript loader),
+ * paired: one demo generation (bench/audit-demo.ts), then RUNS rounds, each running every variant
+ * once in a rotated order after one warm-up each, so load drifts hit every variant alike.
+ *
+ *   VARIANTS=tsx,tsx+arena1,compiled+notier+arena1,launcher RUNS=3 npx tsx bench/audit-memory.ts
+ *   CASE=seller VARIANTS=... npx tsx bench/audit-memory.ts
+ *   BEFORE_BIN=<a checkout of an earlier commit>/bin/x402-tally.js VARIANTS=before,launcher ...
+ *
+ * Each run is a whole process tree started from another folder (bench/tree-memory.ts: the sum of
+ * every process's own peak RSS, the largest one, and the largest sampled sums of RSS and PSS).
+ * Writes bench/out/audit-memory.json.
+ *
+ * To compare code changes against one demo generation (seeding it takes a minute or more):
+ * `SERVE=/tmp/demo.json npx tsx bench/audit-memory.ts` makes it, writes where it is to that file
+ * and waits for Ctrl-C; `DEMO=/tmp/demo.json VARIANTS=... npx tsx bench/audit-memory.ts` uses it.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { projectRoot } from '../src/lib/paths.ts';
+import { demoBundle, type DemoBundle } from './audit-demo.ts';
+import { runTree, type TreeRun } from './tree-memory.ts';
+
+const RUNS = Number(process.env.RUNS ?? 3);
+const CASE = process.env.CASE ?? 'full';
+const METHOD_VERSION = process.env.METHOD_VERSION ?? '3.0.0';
+const BIN = path.join(projectRoot, 'bin', 'x402-tally.js');
+
+/**
+ * A variant is a base and modifiers joined by `+`, e.g. `compiled+notier+arena1`. Bases:
+ * - `launcher`: `node bin/x402-tally.js` as a person runs it (a launcher and the audit's child);
+ * - `tsx`: the same bin with the launcher skipped (X402_TALLY_AUDIT_CHILD=1): one process, the
+ *   sources through tsx, as every command ran before the launcher;
+ * - `compiled`: the compiled command line the launcher starts (bin/compiled.js), one process;
+ * - `before`: BEFORE_BIN, the bin of a checkout of an earlier commit, one process.
+ * Modifiers go on that one process's command line (`launcher` takes none: it sets its own).
+ */
+const MODIFIERS: Record<string, { node?: string[]; env?: Record<string, string> }> = {
+  arena1: { env: { MALLOC_ARENA_MAX: '1' } },
+  arena2: { env: { MALLOC_ARENA_MAX: '2' } },
+  liftoff: { node: ['--liftoff-only'] },
+  notier: { node: ['--no-wasm-dynamic-tiering', '--no-wasm-tier-up'] },
+  tasks1: { node: ['--wasm-num-compilation-tasks=1'] },
+  semi1: { node: ['--max-semi-space-size=1'] },
+  single: { node: ['--single-threaded'] },
+};
+
+let compiledEntry: string | undefined;
+/** The compiled command line's entry, made by bin/compiled.js (plain JavaScript, run as a process). */
+function compiled(): string {
+  compiledEntry ??= execFileSync(
+    process.execPath,
+    [
+      '--input-type=module',
+      '-e',
+      `import { compiledCli } from ${JSON.stringify(path.join(projectRoot, 'bin', 'compiled.js'))}; console.log(compiledCli())`,
+    ],
+    { encoding: 'utf8' },
+  ).trim();
+  if (compiledEntry === 'null') throw new Error('bin/compiled.js could not build the command line');
+  return compiledEntry;
+}
+
+function variant(name: string): { argv: string[]; env: Record<string, string> } {
+  const [base, ...mods] = name.split('+');
+  const node: string[] = [];
+  const env: Record<string, string> = {};
+  for (const mod of mods) {
+    const m = MODIFIERS[mod];
+    if (!m) throw new Error(`unknown modifier ${mod}: ${Object.keys(MODIFIERS).join(', ')}`);
+    node.push(...(m.node ?? []));
+    Object.assign(env, m.env);
+  }
+  if (base === 'launcher' && mods.length === 0) return { argv: [BIN], env };
+  if (base === 'tsx') return { argv: [...node, BIN], env: { ...env, X402_TALLY_AUDIT_CHILD: '1' } };
+  if (base === 'compiled') return { argv: [...node, compiled()], env };
+  if (base === 'before' && process.env.BEFORE_BIN) return { argv: [...node, process.env.BEFORE_BIN], env };
+  throw new Error(`variant ${name}: launcher (alone), tsx+..., compiled+..., before+... (with BEFORE_BIN)`);
+}
+
+const chosen = (process.env.VARIANTS ?? 'tsx,launcher').split(',');
+const variants = new Map(chosen.map((name) => [name, variant(name)]));
+
+const load = () =>
+  os
+    .loadavg()
+    .map((x) => x.toFixed(1))
+    .join(' ');
+const stats = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return { min: s[0]!, median: s[Math.floor((s.length - 1) / 2)]!, max: s.at(-1)! };
+};
+
+const work = mkdtempSync(path.join(os.tmpdir(), 'bench-audit-memory-'));
+let demo: DemoBundle;
+if (process.env.DEMO) {
+  demo = { ...(JSON.parse(readFileSync(process.env.DEMO, 'utf8')) as DemoBundle), stop: async () => {} };
+} else {
+  console.error(`load ${load()}: the demo generation at method ${METHOD_VERSION}…`);
+  demo = await demoBundle(work, METHOD_VERSION);
+}
+if (process.env.SERVE) {
+  writeFileSync(process.env.SERVE, JSON.stringify(demo));
+  console.error(`demo written to ${process.env.SERVE}; Ctrl-C to stop`);
+  await new Promise((resolve) => process.once('SIGINT', resolve));
+  await demo.stop();
+  rmSync(work, { recursive: true, force: true });
+  process.exit(0);
+}
+try {
+  console.error(`bundle: ${demo.sellers} sellers, ${demo.payments} payments; case ${CASE}`);
+  const args = ['audit', '--bundle', './g', ...(CASE === 'seller' ? ['--seller', demo.seller] : [])];
+  const runOne = (name: string) => {
+    const v = variants.get(name)!;
+    return runTree(process.execPath, [...v.argv, ...args], {
+      cwd: demo.elsewhere,
+      env: { ...process.env, RPC_URL: demo.rpcUrl, LOG_LEVEL: 'silent', ...v.env },
+    });
+  };
+  const loads = [load()];
+  for (const name of chosen) await runOne(name); // warm-up: the page cache, the template
+  const runs = new Map<string, TreeRun[]>(chosen.map((n) => [n, []]));
+  for (let r = 0; r < RUNS; r++) {
+    // Rotated: round r starts at variant r, so no variant always runs first or last.
+    const order = chosen.map((_, i) => chosen[(i + r) % chosen.length]!);
+    for (const name of order) runs.get(name)!.push(await runOne(name));
+  }
+  loads.push(load());
+  const f = (s: { min: number; median: number; max: number }, d = 0) =>
+    `${s.min.toFixed(d)} / ${s.median.toFixed(d)} / ${s.max.toFixed(d)}`;
+  const results: Record<string, unknown> = {};
+  console.log(`case ${CASE}, ${RUNS} runs each, load ${loads.join(' -> ')}; min / median / max`);
+  for (const [name, rs] of runs) {
+    const v = variants.get(name)!;
+    const summary = {
+      command: ['node', ...v.argv, ...args].join(' '),
+      env: v.env,
+      exits: rs.map((r) => r.code),
+      processes: rs.map((r) => r.processes),
+      sumOfPeaksMb: stats(rs.map((r) => r.sumOfPeaksMb)),
+      largestPeakMb: stats(rs.map((r) => r.largestPeakMb)),
+      sampledPssMb: stats(rs.map((r) => r.sampledPssMb)),
+      wallS: stats(rs.map((r) => r.wallS)),
+      lastLine: rs.at(-1)!.lines.at(-1) ?? '',
+    };
+    results[name] = summary;
+    console.log(
+      `${name.padEnd(28)} exits ${summary.exits.join(',')}  peak MB ${f(summary.sumOfPeaksMb)}  ` +
+        `sampled PSS MB ${f(summary.sampledPssMb)}  wall s ${f(summary.wallS, 1)}`,
+    );
+    if (!summary.lastLine.startsWith('audit: identical')) console.log(`   last line: ${summary.lastLine}`);
+  }
+  mkdirSync(path.join(projectRoot, 'bench', 'out'), { recursive: true });
+  writeFileSync(
+    path.join(projectRoot, 'bench', 'out', 'audit-memory.json'),
+    JSON.stringify({ date: new Date().toISOString(), case: CASE, runs: RUNS, loads, results }, null, 2),
+  );
+} finally {
+  await demo.stop();
+  rmSync(work, { recursive: true, force: true });
+}
