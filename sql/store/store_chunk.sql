@@ -78,6 +78,8 @@ with b as (
   insert into seller_coverage (seller_address, from_block, from_ts, to_block)
   select s, $3::int8, $4::int8, $5::int8 from unnest($2::text[]) as u(s)
   on conflict (seller_address) do update
-    set to_block = greatest(seller_coverage.to_block, excluded.to_block)
+    set to_block = excluded.to_block
+  -- (a row that does not move is not written again: no new row version; migration 0041)
+  where seller_coverage.to_block < excluded.to_block
 )
 select 1

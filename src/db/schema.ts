@@ -421,9 +421,9 @@ export interface AccDayPayersTable {
 export interface AccSellerDaysTable {
   seller_id: number;
   day_start: bigint;
-  payments: bigint;
+  payments: number;
   revenue: Micro;
-  payers: bigint;
+  payers: number;
 }
 export interface AccMarketDaysTable {
   day_start: bigint;
@@ -522,9 +522,10 @@ export interface AccSellerClassesTable {
 }
 export interface AccReasonPayersTable {
   seller_id: number;
+  /** 1 seller_funded or 2 same_operator: external payers are counted from acc_payers (migration 0041). */
   reason: number;
   payer_id: number;
-  n: bigint;
+  n: number;
 }
 export interface AccReasonSellersTable {
   seller_id: number;
