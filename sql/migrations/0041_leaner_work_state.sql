@@ -21,6 +21,13 @@
 --    update: to_block is in no index), and the old version's space is reused by the next one.
 --    The tables are small (one row a seller): copied into tables of the new setting, same names,
 --    columns, keys and checks.
+-- 4. transfers.auth_nonce goes (33 bytes a payment: a 96-byte tuple instead of 128). Nothing read
+--    it: no view, method step, API body or bundle file; rule 3 was decided when the transfer was
+--    stored (class), and the pairing AuthorizationUsed stays named by the transfer's own tx_hash and
+--    its pair_log_index, from which an auditor reads the nonce in that log. A catalog-only change
+--    (no rewrite of 10M rows): the rows stored before it keep the dropped column's bytes until
+--    their partition is dropped (prune.ts: about the window and a week later), and a partition
+--    created after it has no such column.
 
 -- 1.
 delete from acc_reason_payers where reason = 0;
@@ -57,3 +64,6 @@ create table seller_outgoing_coverage (
 insert into seller_outgoing_coverage (from_block, from_ts, to_block, seller_address)
 select from_block, from_ts, to_block, seller_address from seller_outgoing_coverage_0040 order by seller_address;
 drop table seller_outgoing_coverage_0040;
+
+-- 4.
+alter table transfers drop column auth_nonce;

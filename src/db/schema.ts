@@ -86,7 +86,6 @@ export interface TransfersTable {
   /** 0 unpaired, 1 eip3009 (an AuthorizationUsed by `from`, rule 3), 2 permit2_exact, 3 permit2_upto (migration 0029). */
   class: number;
   tx_hash: Bytes;
-  auth_nonce: Bytes | null;
 }
 
 /** One batch-settlement channel's configuration, once per channel (migration 0029). */
