@@ -28,6 +28,10 @@
 --    (no rewrite of 10M rows): the rows stored before it keep the dropped column's bytes until
 --    their partition is dropped (prune.ts: about the window and a week later), and a partition
 --    created after it has no such column.
+-- 5. x402_proxy_pairings_tx (tx_hash, transfer_log_index), ~50 bytes a pairing, goes: its one
+--    reader, the store's probe for a staged transfer's pairing (sql/store/store_chunk.sql), now
+--    reaches the pairings of the transfer's block by the primary key's prefix (block_number), a
+--    few rows a block, and tests the transfer's log index, transaction and block hash on them.
 
 -- 1.
 delete from acc_reason_payers where reason = 0;
@@ -67,3 +71,6 @@ drop table seller_outgoing_coverage_0040;
 
 -- 4.
 alter table transfers drop column auth_nonce;
+
+-- 5.
+drop index x402_proxy_pairings_tx;
