@@ -263,11 +263,11 @@ async function main() {
   const serverCpu2 = await serverCpu();
 
   // Payments as the method's view counts them (rules 2-3, rule 3 from the stored class), and the
-  // same rule read again from the pairing log each paired transfer names: the two must agree.
+  // EIP-3009 transfers that name their pairing log (pair_log_index): the two must agree.
   const check = await sql<{ payments: bigint; distinct_payments: bigint; by_join: bigint }>`
     select count(*) filter (where t.authorized) as payments,
            count(distinct (t.tx_hash, t.log_index)) filter (where t.authorized) as distinct_payments,
-           count(*) filter (where x.pair_log_index is not null and x.auth_nonce is not null) as by_join
+           count(*) filter (where x.pair_log_index is not null and x.class = 1) as by_join
       from transfer_facts t
       join transfers x using (block_id, log_index)
      where t.from_id <> t.to_id and t.value > 0`.execute(db.db);

@@ -557,7 +557,10 @@ async function main() {
   // Issue 21's storage figure: every table of the schema (facts, catalog, work state, published
   // rows) after the steady runs and a VACUUM, per payment of the last generation's window.
   await vacuumSchema(db);
-  const storedBytes = (await relationSizes(db)).reduce((sum, r) => sum + r.totalBytes, 0n);
+  const sizes = await relationSizes(db);
+  const storedBytes = sizes.reduce((sum, r) => sum + r.totalBytes, 0n);
+  const perPayment = (bytes: bigint) =>
+    Number(check.payments) ? +(Number(bytes) / Number(check.payments)).toFixed(1) : null;
   const result = {
     backend: database.backend,
     payments: PAYMENTS,
@@ -588,6 +591,16 @@ async function main() {
     steady_max_s: steadyMs.length ? s(sorted.at(-1)!) : null,
     bytes_per_payment: Number(check.payments) ? Math.round(Number(storedBytes) / Number(check.payments)) : null,
     disk_gb: +(Number(storedBytes) / 1e9).toFixed(3),
+    // where those bytes are: each relation above 0.5 bytes a payment, largest first (rows exact,
+    // bytes with indexes and TOAST; the same figures as scripts/relation-sizes.ts)
+    bytes_per_payment_by_relation: Object.fromEntries(
+      sizes
+        .filter((r) => (perPayment(r.totalBytes) ?? 0) >= 0.5)
+        .map((r) => [
+          r.name,
+          { rows: Number(r.rows), bytes_per_row: r.bytesPerRow, bytes_per_payment: perPayment(r.totalBytes) },
+        ]),
+    ),
     steady_ratio_to_cold: first.coldMs
       ? +(sorted[Math.floor((sorted.length - 1) / 2)]! / first.coldMs).toFixed(4)
       : null,

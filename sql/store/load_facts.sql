@@ -60,9 +60,11 @@ select v.n * 1048576 + coalesce(m.top, -1)
 -- otherwise read and hashed every stored block for every chunk.
 with r as (select min(n) * 1048576 as lo, max(n) * 1048576 + 1048575 as hi from x402_load_transfers),
 stored as (
-  insert into transfers (value, block_id, log_index, from_id, to_id, pair_log_index, class, tx_hash, auth_nonce)
+  -- (the pairing AuthorizationUsed's nonce is not kept since migration 0041: its transaction and
+  -- log index, tx_hash and pair_log_index, name that log)
+  insert into transfers (value, block_id, log_index, from_id, to_id, pair_log_index, class, tx_hash)
   select u.v::int8, b.block_id, u.li, fa.address_id, ta.address_id, u.pair_li, u.class,
-         decode(substr(u.tx, 3), 'hex'), decode(substr(u.nonce, 3), 'hex')
+         decode(substr(u.tx, 3), 'hex')
     from x402_load_transfers u
     join blocks b
       on b.block_id between (select lo from r) and (select hi from r)

@@ -52,10 +52,18 @@ const RELATION_KEYWORD: Record<string, string> = {
  * of its own (its columns are its parent's): it is a line of the partitions section.
  */
 async function describeRelations(db: Kysely<any>): Promise<string[]> {
-  const relations = await sql<{ name: string; kind: string; partkey: string | null; viewdef: string | null }>`
+  const relations = await sql<{
+    name: string;
+    kind: string;
+    partkey: string | null;
+    options: string | null;
+    viewdef: string | null;
+  }>`
     select c.relname as name,
            c.relkind as kind,
            case when c.relkind = 'p' then pg_get_partkeydef(c.oid) end as partkey,
+           -- (a table's storage parameters, e.g. fillfactor: they decide its bytes per row)
+           case when c.relkind in ('r', 'p') then array_to_string(c.reloptions, ', ') end as options,
            case when c.relkind in ('v', 'm') then pg_get_viewdef(c.oid, true) end as viewdef
       from pg_class c
       join pg_namespace n on n.oid = c.relnamespace
@@ -95,7 +103,8 @@ async function describeRelations(db: Kysely<any>): Promise<string[]> {
   const lines: string[] = [];
   for (const r of relations.rows) {
     const key = r.partkey ? ` partition by ${r.partkey}` : '';
-    lines.push('', `${RELATION_KEYWORD[r.kind]} ${r.name}${key}`);
+    const options = r.options ? ` with (${r.options})` : '';
+    lines.push('', `${RELATION_KEYWORD[r.kind]} ${r.name}${key}${options}`);
     for (const col of columns.rows.filter((c) => c.t === r.name)) lines.push(`  ${columnLine(col)}`);
     if (r.viewdef !== null) lines.push('  as', ...indented(normaliseViewDef(r.viewdef), '    '));
   }

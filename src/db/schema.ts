@@ -86,7 +86,6 @@ export interface TransfersTable {
   /** 0 unpaired, 1 eip3009 (an AuthorizationUsed by `from`, rule 3), 2 permit2_exact, 3 permit2_upto (migration 0029). */
   class: number;
   tx_hash: Bytes;
-  auth_nonce: Bytes | null;
 }
 
 /** One batch-settlement channel's configuration, once per channel (migration 0029). */
@@ -421,9 +420,9 @@ export interface AccDayPayersTable {
 export interface AccSellerDaysTable {
   seller_id: number;
   day_start: bigint;
-  payments: bigint;
+  payments: number;
   revenue: Micro;
-  payers: bigint;
+  payers: number;
 }
 export interface AccMarketDaysTable {
   day_start: bigint;
@@ -522,9 +521,10 @@ export interface AccSellerClassesTable {
 }
 export interface AccReasonPayersTable {
   seller_id: number;
+  /** 1 seller_funded or 2 same_operator: external payers are counted from acc_payers (migration 0041). */
   reason: number;
   payer_id: number;
-  n: bigint;
+  n: number;
 }
 export interface AccReasonSellersTable {
   seller_id: number;

@@ -485,7 +485,9 @@ export async function storeOutgoingChunk(
              ${write.step.toBlock.toString()}::int8
         from unnest(${[...write.sellers].sort()}::text[]) as u(s)
       on conflict (seller_address) do update
-        set to_block = greatest(seller_outgoing_coverage.to_block, excluded.to_block)`.execute(trx);
+        set to_block = excluded.to_block
+      -- (a row that does not move is not written again: no new row version; migration 0041)
+      where seller_outgoing_coverage.to_block < excluded.to_block`.execute(trx);
     return { outgoing };
   });
 }

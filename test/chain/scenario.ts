@@ -89,8 +89,7 @@ export async function dumpFacts(db: Kysely<Schema>): Promise<Record<string, unkn
                             removed_seq, block_id - block_number * 1048576 as version
                        from blocks order by block_id`),
     transfers: await q(`select f.tx_hash, f.log_index, f.block_hash, f.block_number, f.block_timestamp, f.from_address,
-                               f.to_address, f.value, f.added_seq, f.removed_seq, f.authorized, t.pair_log_index,
-                               '0x' || encode(t.auth_nonce, 'hex') as auth_nonce
+                               f.to_address, f.value, f.added_seq, f.removed_seq, f.authorized, t.pair_log_index
                           from transfer_facts f join transfers t using (block_id, log_index)
                          order by f.tx_hash, f.log_index, f.block_hash, f.added_seq`),
     coverage: await q('select * from seller_coverage order by seller_address'),

@@ -11,10 +11,10 @@ import {
 } from '../../src/publish/index.ts';
 import { backends, freshDatabase, type TestDatabase } from '../helpers/db.ts';
 import { insertCatalog, insertCoverage } from '../helpers/facts.ts';
-import { channelOf, insertChannelCreated, insertFacts3, insertOutgoing } from '../helpers/facts3.ts';
-import { AS_OF_TS, DEC_10, MARKET_FROM_TS, WINDOW_START_TS, block } from './fixture.ts';
-import { fixture3, fixture3Listings, NOT_A_SELLER, P3S, S3S, type Fixture3Payment } from './fixture3.ts';
-import { compute, loadFixture } from './setup.ts';
+import { insertFacts3, insertOutgoing } from '../helpers/facts3.ts';
+import { AS_OF_TS, DEC_10, MARKET_FROM_TS, block } from './fixture.ts';
+import { NOT_A_SELLER, P3S, S3S, type Fixture3Payment } from './fixture3.ts';
+import { compute, loadFixture, loadFixture3 } from './setup.ts';
 
 /**
  * Method 3.0.0's numbers (SPEC section 2, "Method 3.0.0"; docs/METHOD.md section 2.11) on the
@@ -160,38 +160,6 @@ const THREE_ONLY_COLUMNS = [
   'internal_same_operator_revenue_30d_micro',
   'internal_same_operator_payers_30d',
 ] as const;
-
-async function loadFixture3(db: TestDatabase['db']) {
-  const snapshotId = await insertCatalog(db, fixture3Listings());
-  const facts = fixture3();
-  await insertFacts3(db, facts);
-  await insertOutgoing(db, facts.outgoing);
-  // S1's channel with P4 was created before the window; a channel of another token to S1, and
-  // one whose receiver is no seller (its claim, x2, is stored and must be ignored)
-  await insertChannelCreated(db, {
-    channel: channelOf(facts.claims.find((c) => c.receiver === S1)!),
-    payer: P3S.P4,
-    receiver: S1,
-    block: block(WINDOW_START_TS - 3600n),
-  });
-  await insertChannelCreated(db, {
-    channel: `0x${'e1'.repeat(32)}`,
-    payer: P3S.P1,
-    receiver: S1,
-    token: `0x${'77'.repeat(20)}`,
-    block: block(WINDOW_START_TS + 3600n),
-  });
-  await insertCoverage(
-    db,
-    Object.values(S3S).map((seller) => ({
-      seller,
-      fromTs: MARKET_FROM_TS,
-      fromBlock: block(MARKET_FROM_TS),
-      toBlock: block(AS_OF_TS),
-    })),
-  );
-  return { snapshotId, facts };
-}
 
 describe.each(backends())('method 3.0.0 on $backend', ({ backend }) => {
   let t: TestDatabase;

@@ -2,7 +2,17 @@ import { sql, type Kysely } from 'kysely';
 import type { Schema } from '../../src/db/schema.ts';
 import { computeGeneration, DERIVED_TABLES, type ComputeOptions } from '../../src/method/index.ts';
 import { blockHash, insertCatalog, insertCoverage, insertTransfers } from '../helpers/facts.ts';
-import { AS_OF_BLOCK, AS_OF_TS, MARKET_FROM_TS, block, fixtureListings, fixtureTransfers } from './fixture.ts';
+import { channelOf, insertChannelCreated, insertFacts3, insertOutgoing } from '../helpers/facts3.ts';
+import {
+  AS_OF_BLOCK,
+  AS_OF_TS,
+  MARKET_FROM_TS,
+  WINDOW_START_TS,
+  block,
+  fixtureListings,
+  fixtureTransfers,
+} from './fixture.ts';
+import { fixture3, fixture3Listings, P3S, S3S } from './fixture3.ts';
 
 export const ASOF = { number: AS_OF_BLOCK, hash: blockHash(AS_OF_BLOCK), timestamp: AS_OF_TS };
 
@@ -21,6 +31,42 @@ export async function loadFixture(db: Kysely<Schema>, options: { coverageFromTs?
     }),
   );
   return { snapshotId, transfers, sellers };
+}
+
+/**
+ * Loads method 3.0.0's hand-checked fixture (fixture3.ts): catalog, facts of every class, the
+ * sellers' outgoing transfers, the channels, and full coverage of every seller.
+ */
+export async function loadFixture3(db: Kysely<Schema>) {
+  const snapshotId = await insertCatalog(db, fixture3Listings());
+  const facts = fixture3();
+  await insertFacts3(db, facts);
+  await insertOutgoing(db, facts.outgoing);
+  // S1's channel with P4 was created before the window; a channel of another token to S1, and
+  // one whose receiver is no seller (its claim, x2, is stored and must be ignored)
+  await insertChannelCreated(db, {
+    channel: channelOf(facts.claims.find((c) => c.receiver === S3S.S1)!),
+    payer: P3S.P4,
+    receiver: S3S.S1,
+    block: block(WINDOW_START_TS - 3600n),
+  });
+  await insertChannelCreated(db, {
+    channel: `0x${'e1'.repeat(32)}`,
+    payer: P3S.P1,
+    receiver: S3S.S1,
+    token: `0x${'77'.repeat(20)}`,
+    block: block(WINDOW_START_TS + 3600n),
+  });
+  await insertCoverage(
+    db,
+    Object.values(S3S).map((seller) => ({
+      seller,
+      fromTs: MARKET_FROM_TS,
+      fromBlock: block(MARKET_FROM_TS),
+      toBlock: block(AS_OF_TS),
+    })),
+  );
+  return { snapshotId, facts };
 }
 
 export function compute(db: Kysely<Schema>, snapshotId: bigint, extra: Partial<ComputeOptions> = {}) {

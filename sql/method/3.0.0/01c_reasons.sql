@@ -4,6 +4,12 @@
 -- acc_reason_payers and acc_reason_sellers (the distinct payers of each reason). Reasons: 0
 -- external, 1 seller_funded, 2 same_operator.
 --
+-- acc_reason_payers holds the internal reasons only (1 and 2, migration 0041): a (seller, payer)
+-- has external payments exactly when its count in acc_payers (step 1a, every payment of the same
+-- window) exceeds its internal ones, so the external rows, one per (seller, payer) of the window
+-- and nearly all of the table, would repeat acc_payers (about 40 bytes a payment at 10M). Internal
+-- payers are a seller's own wallets and its operator's sellers: a few rows per seller.
+--
 -- Incremental (docs/METHOD.md 2.11.7). Step 1a read the payments that entered or left the window
 -- (m_delta, each with its class and reason; in a cold run m_window, all of them); they move these
 -- tables too. A payment's reason is decided when it is counted and does not change while it
@@ -11,10 +17,10 @@
 -- (acc_operator_pairs: those of the last run) has its rows dropped and its window read again.
 
 -- Cold (step 1a's reset: another window, older facts, or 2.0.0's payments): from m_window.
--- (acc_reason_payers, one row per (seller, reason, payer) of the window, is filled without its
--- primary key, in no order (steady runs read it by whole key), and the key built after, as step
--- 1a does for its large tables; acc_reason_sellers counts its rows rather than grouping the
--- window's payments a second time.)
+-- (acc_reason_payers, one row per (seller, internal reason, payer) of the window, is filled without
+-- its primary key, in no order (steady runs read it by whole key or by seller), and the key built
+-- after, as step 1a does for its large tables; acc_reason_sellers counts its rows, and the
+-- external payers from acc_payers, rather than grouping the window's payments a second time.)
 do $$
 begin
   if (select reset from m_acc) then
@@ -32,6 +38,7 @@ select seller_id, class, reason, count(*), sum(value)
 insert into acc_reason_payers (seller_id, reason, payer_id, n)
 select seller_id, reason, payer_id, count(*)
   from m_window
+ where reason <> 0
  group by 1, 2, 3;
 
 do $$
@@ -42,10 +49,21 @@ begin
 end $$;
 
 insert into acc_reason_sellers (seller_id, reason, payers)
-select seller_id, reason, count(*)
-  from acc_reason_payers
+select seller_id, reason, payers
+  from (select seller_id, reason::int2, count(*) as payers
+          from acc_reason_payers
+         group by 1, 2
+        union all
+        -- (external: the pairs with more payments than internal ones; acc_payers holds no pair
+        -- without a payment)
+        select p.seller_id, 0::int2, count(*)
+          from acc_payers p
+          left join (select seller_id, payer_id, sum(n) as n
+                       from acc_reason_payers
+                      group by 1, 2) i on i.seller_id = p.seller_id and i.payer_id = p.payer_id
+         where p.n > coalesce(i.n, 0)
+         group by 1) x
  where (select reset from m_acc)
- group by 1, 2
  order by 1, 2;
 
 -- Steady: the sellers of both catalogs whose same_operator pairs changed (a seller new to the
@@ -112,8 +130,8 @@ delete from acc_seller_classes a
  using (select distinct seller_id, class, reason from m_reason_delta) d
  where a.seller_id = d.seller_id and a.class = d.class and a.reason = d.reason and a.n = 0;
 
--- Payers per reason: the change of each (seller, reason, payer); the count before is the count
--- after, which the upsert returns, less the change (as for acc_payers in step 1a).
+-- Payers per internal reason: the change of each (seller, reason, payer); the count before is the
+-- count after, which the upsert returns, less the change (as for acc_payers in step 1a).
 create temp table m_reason_payer_delta (
   seller_id  int4,
   reason     int2,
@@ -124,6 +142,7 @@ create temp table m_reason_payer_delta (
 with d as (
   select seller_id, reason, payer_id, sum(sign) as dn
     from m_reason_delta
+   where reason <> 0
    group by 1, 2, 3
   having sum(sign) <> 0),
 upserted as (
@@ -139,6 +158,22 @@ select d.seller_id, d.reason, d.payer_id, d.dn, u.n - d.dn
 delete from acc_reason_payers a
  using (select seller_id, reason, payer_id from m_reason_payer_delta where old_n > 0 and old_n + dn = 0) d
  where a.seller_id = d.seller_id and a.reason = d.reason and a.payer_id = d.payer_id and a.n = 0;
+
+-- External payers: a (seller, payer)'s external count is its acc_payers count (already moved by
+-- step 1a) less its internal counts (just moved above), and the count before is that less the
+-- change of its external payments. (A seller read again has its rows counted anew: all of its
+-- external payments are in the change, so the count before is 0, as for its internal reasons.)
+insert into m_reason_payer_delta
+select d.seller_id, 0, d.payer_id, d.dn, x.n - d.dn
+  from (select seller_id, payer_id, sum(sign) as dn
+          from m_reason_delta
+         where reason = 0
+         group by 1, 2
+        having sum(sign) <> 0) d
+ cross join lateral (
+        select coalesce((select p.n from acc_payers p where p.seller_id = d.seller_id and p.payer_id = d.payer_id), 0)
+             - coalesce((select sum(i.n) from acc_reason_payers i
+                          where i.seller_id = d.seller_id and i.payer_id = d.payer_id), 0) as n) x;
 
 insert into acc_reason_sellers as a (seller_id, reason, payers)
 select seller_id, reason,
