@@ -132,20 +132,3 @@ select t.to_id                  as seller_id,
 -- are found through them): transfers, and under 3.0.0 batch claims too.
 create or replace temp view m_fact_rows as
 select block_id, to_id from transfers;
-
--- Each seller's 3.0.0 numbers (per class, per internal reason), filled by sql/method/3.0.0/01c_reasons.sql;
--- empty under 1.0.0 and 2.0.0, whose generations have none (step 2 writes nulls).
-create temp table m_seller_classes (
-  seller_ord                 int4,              -- m_catalog_sellers.seller_ord (every seller, with an id or not)
-  class_payments             int4[],
-  class_revenue              numeric(78,0)[],
-  external_payments          int4,
-  external_revenue           numeric(78,0),
-  external_payers            int4,
-  seller_funded_payments     int4,
-  seller_funded_revenue      numeric(78,0),
-  seller_funded_payers       int4,
-  same_operator_payments     int4,
-  same_operator_revenue      numeric(78,0),
-  same_operator_payers       int4
-) on commit drop;

@@ -2,9 +2,10 @@
 -- acc_sellers: count, sum, distinct payers, lower median, top payer's sum), evidence state, tier,
 -- farm flags and reasons, and the ranking. The seller's evidence digest comes from
 -- m_seller_digests, built by the digest step (sql/method/01b_digests.sql, or the version's own).
--- Under 3.0.0 each seller also gets its per-class and external/internal numbers (m_seller_classes,
--- sql/method/3.0.0/01c_reasons.sql) and the farm reason internal_share; under 1.x and 2.x
--- m_seller_classes is empty and those columns are null.
+-- Under 3.0.0 each seller also gets its per-class and external/internal numbers (kept in
+-- acc_sellers by sql/method/3.0.0/01c_reasons.sql, migration 0042; zeros for a seller without an
+-- address id, which has no row) and the farm reason internal_share; under 1.x and 2.x (payments
+-- of one class, no step 1c) those columns are null.
 
 insert into gen_sellers (
   generation, seller_address, listing_count, payments_30d, payers_30d,
@@ -28,14 +29,23 @@ with metrics as (
          a.first_ts, a.last_ts, a.first_block, a.last_block,
          coalesce(d.digest, encode(sha256(''::bytea), 'hex'))   as digest,
          coalesce(a.top_sum, 0)                                 as top_sum,
-         k.class_payments, k.class_revenue, k.external_payments, k.external_revenue, k.external_payers,
-         k.seller_funded_payments, k.seller_funded_revenue, k.seller_funded_payers,
-         k.same_operator_payments, k.same_operator_revenue, k.same_operator_payers
+         case when v.classes then coalesce(a.class_payments, '{0,0,0,0}') end            as class_payments,
+         case when v.classes then coalesce(a.class_revenue, '{0,0,0,0}') end             as class_revenue,
+         case when v.classes then coalesce(a.external_payments, 0) end                   as external_payments,
+         case when v.classes then coalesce(a.external_revenue, 0) end                    as external_revenue,
+         case when v.classes then coalesce(a.external_payers, 0) end                     as external_payers,
+         case when v.classes then coalesce(a.seller_funded_payments, 0) end              as seller_funded_payments,
+         case when v.classes then coalesce(a.seller_funded_revenue, 0) end               as seller_funded_revenue,
+         case when v.classes then coalesce(a.seller_funded_payers, 0) end                as seller_funded_payers,
+         case when v.classes then coalesce(a.same_operator_payments, 0) end              as same_operator_payments,
+         case when v.classes then coalesce(a.same_operator_revenue, 0) end               as same_operator_revenue,
+         case when v.classes then coalesce(a.same_operator_payers, 0) end                as same_operator_payers
     from m_catalog_sellers c
     -- (a seller without an address id has no row: no transfer names it, so it is unpaid)
     left join acc_sellers a on a.seller_id = c.seller_id
     left join m_seller_digests d on d.seller_id = c.seller_id
-    left join m_seller_classes k on k.seller_ord = c.seller_ord
+    -- (3.0.0's numbers by class: the payments of every class, sql/method/3.0.0/01_payments.sql)
+    cross join (select payment_set = 'all_classes' as classes from m_gen) v
 ),
 judged as (
   select m.*,

@@ -398,6 +398,18 @@ export interface AccSellersTable {
   last_ts: bigint | null;
   first_block: bigint | null;
   last_block: bigint | null;
+  /** Method 3.0.0's numbers by class and reason (step 1c, migration 0042); null until it fills them, and under 1.x/2.x. */
+  class_payments: number[] | null;
+  class_revenue: ColumnType<string[], string[], string[]> | null;
+  external_payments: number | null;
+  external_revenue: Micro | null;
+  external_payers: number | null;
+  seller_funded_payments: number | null;
+  seller_funded_revenue: Micro | null;
+  seller_funded_payers: number | null;
+  same_operator_payments: number | null;
+  same_operator_revenue: Micro | null;
+  same_operator_payers: number | null;
 }
 export interface AccValuesTable {
   seller_id: number;
