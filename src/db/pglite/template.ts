@@ -62,8 +62,8 @@ export async function openMigratedPGlite(
   if (existsSync(file)) {
     try {
       // Into a folder, the tarball is unpacked by streaming and the folder opened as it is; PGlite's
-      // own loadDataDir unpacks it whole in memory (~60 MB more at the peak of an audit,
-      // docs/benchmarks.md, "Audit memory"), which only a database in memory still needs.
+      // own loadDataDir holds the whole unpacked archive (42 MB) and its copies in memory
+      // (docs/benchmarks.md, "Audit memory"), which only a database in memory still needs.
       let pglite: PGlite;
       if (dataDir === null) {
         pglite = await openPGlite(null, { settings, loadDataDir: new Blob([readFileSync(file)]) });
