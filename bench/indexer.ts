@@ -35,6 +35,7 @@ import { FakeChain, serveJsonRpc, type Hex } from '../test/chain/fake-rpc.ts';
 import { other, payer, seller } from './fake-addresses.ts';
 import { benchCatalogItems } from './fake-catalog.ts';
 import { mulberry32 } from './mulberry32.ts';
+import { profileStatements, resetStatementProfile, statementKey, statementProfile } from './statement-profile.ts';
 
 const { values: args, positionals } = parseArgs({
   allowPositionals: true,
@@ -56,6 +57,8 @@ const { values: args, positionals } = parseArgs({
     whole: { type: 'boolean', default: false },
     // The whole run's log level (info: the method's per-step times, on stderr).
     'log-level': { type: 'string', default: 'warn' },
+    // Each SQL statement this process sends, timed and summed (bench/statement-profile.ts).
+    'profile-statements': { type: 'boolean', default: false },
   },
 });
 const PAYMENTS = Number(args.payments);
@@ -144,6 +147,7 @@ if (positionals[0] === 'serve') {
 
 async function main() {
   if (!process.env.TEST_DATABASE_URL) throw new Error('set TEST_DATABASE_URL to a Postgres database');
+  if (args['profile-statements']) profileStatements();
   const t0 = performance.now();
   // The fake node holds the whole generated chain: 5M payments (10.75M logs) take more than Node's
   // default heap limit. Its memory is its own process's, not the measured indexer's.
@@ -190,6 +194,7 @@ async function main() {
   };
   const serverCpu0 = await serverCpu();
   await postgresCpu.start();
+  resetStatementProfile();
   const cpuStart = process.cpuUsage();
   const start = performance.now();
   let stats: SyncStats;
@@ -318,6 +323,7 @@ async function main() {
     postgresCpuSecondsDuringSync: postgresCpuSync === null ? null : +postgresCpuSync.toFixed(2),
     // Polls (every 200 ms) that found one of the benchmark's backends running a statement.
     postgresActiveSamples: postgresCpu.samples(),
+    ...(args['profile-statements'] && { statementMs: statementProfile() }),
     bareClientCpuSeconds: bare && +(bare.cpuSeconds / 1e6).toFixed(2),
     serverCpuSecondsDuringBare: bare && +(serverCpu2 - serverCpu1).toFixed(2),
   };
@@ -363,12 +369,6 @@ async function main() {
  * connection for their pids, and each pid's CPU is read from /proc (Linux; null elsewhere). A
  * backend that starts and ends between two polls is missed, so it is a lower bound.
  */
-/** A statement's first line that is not a comment, cut to 70 characters: its key in the profile. */
-function statementKey(query: string): string {
-  const line = query.split('\n').find((l) => l.trim() !== '' && !l.trim().startsWith('--')) ?? '';
-  return line.trim().replace(/\s+/g, ' ').slice(0, 70);
-}
-
 function backendCpuMeter(baseUrl: string, appName: string) {
   const first = new Map<number, number>(); // pid -> CPU ticks when first seen
   const last = new Map<number, number>();
@@ -392,7 +392,9 @@ function backendCpuMeter(baseUrl: string, appName: string) {
     for (const { pid, active } of rows) {
       // A sampling profile of the backends: which statement was running at each poll.
       if (active !== null && !baseline) {
-        const key = statementKey(active);
+        // (a statement whose first kilobyte is comments shows none of its SQL: the server keeps
+        // track_activity_query_size, 1 kB by default, of each statement's text)
+        const key = statementKey(active) || '(comments only in its first 1 kB)';
         activeSamples.set(key, (activeSamples.get(key) ?? 0) + 1);
       }
       const t = ticks(pid);

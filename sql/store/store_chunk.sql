@@ -23,17 +23,14 @@ with b as (
   insert into x402_load_blocks (n, h, ts, added, removed)
   select s.n, s.h, s.ts, $1::int8, null
     from x402_stage_blocks s
-   -- The first condition repeats the second for the whole chunk: Postgres plans this as a hash
-   -- anti join, which without it read and hashed every stored block in every chunk (~0.4 s of
-   -- server CPU per chunk over 300k stored blocks, growing with the table); with it, only the
-   -- stored blocks in the chunk's range, found through the primary key. (A per-block probe with
-   -- LIMIT 1 was planned as a sequential scan per staged block when the statistics were stale.)
+   -- One probe per staged block (OFFSET 0 keeps the subquery from becoming a join; see
+   -- load_facts.sql): as a hash anti join it read every block the other seller batches had
+   -- stored in the chunk's block range, for every chunk.
    where not exists (select 1 from blocks v
-                      where v.block_id between (select min(n) from x402_stage_blocks) * 1048576
-                                           and (select max(n) from x402_stage_blocks) * 1048576 + 1048575
-                        and v.block_id between s.n * 1048576 and s.n * 1048576 + 1048575
+                      where v.block_id between s.n * 1048576 and s.n * 1048576 + 1048575
                         and v.block_hash = decode(substr(s.h, 3), 'hex')
-                        and v.removed_seq is null)
+                        and v.removed_seq is null
+                     offset 0)
 ), paired as materialized (
   -- Rule 3: the first AuthorizationUsed (lowest log index) of each transaction and authorizer,
   -- joined by equality so that Postgres can hash it: a lateral subquery per transfer scanned every
@@ -76,7 +73,8 @@ with b as (
                        join transfers x on x.block_id = v.block_id and x.log_index = u.li
                       where v.block_id between u.n * 1048576 and u.n * 1048576 + 1048575
                         and v.block_hash = decode(substr(u.h, 3), 'hex')
-                        and v.removed_seq is null)
+                        and v.removed_seq is null
+                     offset 0)
 ), c as (
   insert into seller_coverage (seller_address, from_block, from_ts, to_block)
   select s, $3::int8, $4::int8, $5::int8 from unnest($2::text[]) as u(s)

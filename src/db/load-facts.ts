@@ -15,13 +15,26 @@ export function kyselyRunner(db: Kysely<any>): RunStatement {
   };
 }
 
+/**
+ * A file of sql/store without its whole-line comments. The comments document the SQL here; the
+ * server need not receive them, and must not see only them: pg_stat_activity shows the first
+ * 1 kB of a running statement (track_activity_query_size), and store_chunk.sql's first 1.2 kB were
+ * comments, so an operator watching a slow sync (or bench/indexer.ts' sampler) saw no SQL of it.
+ */
+export function storeSql(file: string): string {
+  return readFileSync(path.join(sqlDir, 'store', file), 'utf8')
+    .split('\n')
+    .filter((line) => !line.trim().startsWith('--'))
+    .join('\n');
+}
+
 // sql/store/stage.sql creates the session's staging and load tables (temporary, emptied at every
 // commit); sql/store/load_facts.sql moves the load tables into the compact fact tables.
 // (Files of several statements, each ending a line with `;`, and no `;` at a line end inside one.)
 const statementsOf = (file: string) =>
-  readFileSync(path.join(sqlDir, 'store', file), 'utf8')
+  storeSql(file)
     .split(/;\n/)
-    .filter((s) => s.split('\n').some((line) => line.trim() !== '' && !line.trim().startsWith('--')));
+    .filter((s) => s.trim() !== '');
 const STAGE = statementsOf('stage.sql');
 const LOAD_FACTS = statementsOf('load_facts.sql');
 // Its first statement creates the partitions the load tables' rows need (migration 0027).

@@ -1,6 +1,4 @@
 import { sql, type Kysely } from 'kysely';
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type pg from 'pg';
@@ -12,10 +10,10 @@ import {
   createStagingTables,
   kyselyRunner,
   loadFacts,
+  storeSql,
   type RunStatement,
 } from '../db/load-facts.ts';
 import { TallyError } from '../lib/errors.ts';
-import { sqlDir } from '../lib/paths.ts';
 
 export interface Coverage {
   fromBlock: bigint;
@@ -88,7 +86,7 @@ function refuseUnstorableValues(transfers: PaymentLogs['transfers']): void {
 // The chunk's SQL (sql/store): the statement that picks what of a staged chunk is new, decides
 // rule 3 of a verified payment and advances coverage; then load_facts.sql stores it (src/db/load-facts.ts).
 // Both backends run the same.
-const STORE_CHUNK = readFileSync(path.join(sqlDir, 'store', 'store_chunk.sql'), 'utf8');
+const STORE_CHUNK = storeSql('store_chunk.sql');
 
 // Settings of a chunk's transaction only (`set_config(..., true)` is `set local`; one round trip):
 // - No JIT. The staging tables have no statistics, so store_chunk.sql's per-transfer probe is
