@@ -58,23 +58,16 @@ select v.n * 1048576 + coalesce(m.top, -1)
 
 -- 3. The transfers, in key order, each into its block version; returns how many were stored and
 -- how many found no version (the caller refuses the chunk then: never seen on one chain).
--- `r` bounds the join to the rows' block range, as in statement 2: planned as a hash join, it
--- otherwise read and hashed every stored block for every chunk.
-with r as (select min(n) * 1048576 as lo, max(n) * 1048576 + 1048575 as hi from x402_load_transfers),
-stored as (
-  -- (the pairing AuthorizationUsed's nonce is not kept since migration 0041: its transaction and
-  -- log index, tx_hash and pair_log_index, name that log)
-  insert into transfers (value, block_id, log_index, from_id, to_id, pair_log_index, class, tx_hash)
-  select u.v::int8, b.block_id, u.li, fa.address_id, ta.address_id, u.pair_li, u.class,
-         decode(substr(u.tx, 3), 'hex')
 -- The addresses are there (statement 1, or a concurrent writer's committed row): a missing one
 -- would fail the not-null check rather than drop the transfer.
+-- (The pairing AuthorizationUsed's nonce is not kept since migration 0041: its transaction and
+-- log index, tx_hash and pair_log_index, name that log.)
 with stored as (
-  insert into transfers (value, block_id, log_index, from_id, to_id, pair_log_index, class, tx_hash, auth_nonce)
+  insert into transfers (value, block_id, log_index, from_id, to_id, pair_log_index, class, tx_hash)
   select u.v::int8, b.block_id, u.li,
          (select a.address_id from addresses a where a.address = decode(substr(u.f, 3), 'hex')),
          (select a.address_id from addresses a where a.address = decode(substr(u.t, 3), 'hex')),
-         u.pair_li, u.class, decode(substr(u.tx, 3), 'hex'), decode(substr(u.nonce, 3), 'hex')
+         u.pair_li, u.class, decode(substr(u.tx, 3), 'hex')
     from x402_load_transfers u
     join lateral (select b.block_id
                     from blocks b
