@@ -32,7 +32,11 @@ select g.generation,
        (g.constants ->> 'farm_internal_share')::numeric         as farm_internal_share,
        -- the payments the method counts: `eip3009` (1.0.0, 2.0.0) unless the version's own step
        -- (sql/method/3.0.0/01_payments.sql) says `all_classes`; the derived state records it
-       'eip3009'::text                                          as payment_set
+       'eip3009'::text                                          as payment_set,
+       -- what a 2.0.0 evidence line starts with, by class (1 eip3009 ... 4 batch_settlement):
+       -- nothing (3.0.0's step names the class); read by m_payment_facts and by the digests'
+       -- cold grouping (01b_digests.sql), so the rule is written here once per version
+       array['', '', '', '']::text[]                           as evidence_prefixes
   from generations g
  where g.generation = current_setting('x402tally.generation')::int;
 
@@ -101,7 +105,7 @@ create or replace temp view m_payment_facts as
 select v.*,
        1            as class,            -- 1 eip3009, 2 permit2_exact, 3 permit2_upto, 4 batch_settlement
        0            as reason,           -- 0 external, 1 seller_funded, 2 same_operator
-       ''::text     as evidence_prefix   -- what an evidence line starts with
+       (select evidence_prefixes[1] from m_gen) as evidence_prefix   -- what an evidence line starts with
   from verified_transfers v;
 
 -- The same payments for a cold run's bulk reads (step 1a's m_window and m_cold_head, read again
@@ -110,6 +114,8 @@ select v.*,
 -- fact tables themselves: through the view every payment was joined twice to `addresses` for texts
 -- no aggregate reads. The value stays the facts' `bigint` (m_payment_facts' is `numeric`): the
 -- same numbers, summed and grouped faster; the accumulators' columns take them as `numeric`.
+-- The transaction hash and log index are for the digests' evidence lines (01b_digests.sql groups
+-- a cold run's digests from the same read, step 1a's m_window: one read of the facts, not two).
 -- (A cold run only; the steady steps keep reading m_payment_facts.)
 create or replace temp view m_cold_facts as
 select t.to_id                  as seller_id,
@@ -118,7 +124,9 @@ select t.to_id                  as seller_id,
        b.block_timestamp,
        b.block_number,
        1                        as class,
-       0                        as reason
+       0                        as reason,
+       t.log_index,
+       t.tx_hash
   from transfers t
   join blocks b on b.block_id = t.block_id
  cross join m_gen g   -- (run_seq as a column: visible_at is inlined)

@@ -61,9 +61,9 @@ analyze m_acc;
 -- rolls the drop back with everything else. acc_payers and acc_values are still inserted in the
 -- key's order, so that their heap is clustered by seller as before: the steady runs read one
 -- seller's rows of them by the key's prefix (the operator groups' payers, step 2b; a lost top
--- payer; the median). The others are read by whole key only, and their sort before the insert
--- cost more than the bulk build saved (1M payments: acc_day_payers' insert 2.0 s unsorted, 7.1 s
--- sorted, 10.9 s sorted into the key; docs/benchmarks.md, "The cold path's accumulators in bulk").
+-- payer; the median). acc_day_payers and acc_seller_days come in their key's order too, from the
+-- sorted grouping below, which costs no sort of its own (a sort added before their insert cost
+-- more than the bulk build saved: docs/benchmarks.md, "The cold path's accumulators in bulk").
 set local maintenance_work_mem = '1GB';
 do $$
 begin
@@ -84,9 +84,12 @@ end $$;
 -- m_cold_facts (step 1): the same rows as m_payment_facts visible at s1 = run_seq up to b1 =
 -- as_of_block, by sets rather than one probe per payment. The market's first day is then moved to
 -- m_cold_head (at most a day, against the window's 30: a delete of a few pages, where a copy of
--- the window into a table of its own wrote every row twice).
+-- the window into a table of its own wrote every row twice). Each row keeps its transaction hash
+-- and log index: the digests (01b_digests.sql) build a cold run's evidence lines from this read
+-- instead of reading the facts a second time.
 create temp table m_window on commit drop as
-select t.seller_id, t.payer_id, t.value, t.block_timestamp, t.block_number, t.class, t.reason
+select t.seller_id, t.payer_id, t.value, t.block_timestamp, t.block_number, t.class, t.reason,
+       t.log_index, t.tx_hash   -- (last: read only by the digests' cold grouping, 01b_digests.sql)
   from m_cold_facts t
   join m_catalog_sellers c on c.seller_id = t.seller_id
  cross join m_acc a
@@ -106,6 +109,14 @@ analyze m_window;
 
 -- Payers per seller and UTC day, and their roll-ups: per seller and payer, per seller and day.
 -- (acc_day_payers keeps the day's number, day_start / 86,400, in 4 bytes: migration 0033)
+-- Grouped by sorting, not hashing: a hash table of millions of groups, each with its sums' states,
+-- cost more than a sort of the rows (at 10M payments the hashed groupings of this block took
+-- 24 s and 34 s; at 1M their tables held 205 MB and 344 MB; issue 21, docs/benchmarks.md, "The
+-- cold path's groupings sorted"), and the sort
+-- leaves m_window_day_payers in the order of acc_day_payers' key, so that its insert, the key
+-- built after it and acc_seller_days' grouping (in that key's prefix order) each find their rows
+-- in order (a sort of sorted rows is one pass). Only the order of work changes, not the rows.
+set local enable_hashagg = off;
 create temp table m_window_day_payers on commit drop as
 select seller_id, (block_timestamp / 86400)::int4 as day, payer_id, count(*) as n, sum(value) as total
   from m_window
@@ -127,6 +138,7 @@ select seller_id, payer_id, sum(n)::bigint, sum(total)
   from m_window_day_payers
  group by 1, 2
  order by 1, 2;
+set local enable_hashagg = on;
 
 -- The histogram of per-request values (for the lower median).
 insert into acc_values (seller_id, value, n)

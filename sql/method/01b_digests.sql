@@ -45,16 +45,21 @@ analyze m_part;
 -- The partials are reusable unless there are none, they were built for another period length,
 -- or they reflect facts newer than this run's (a compute at an older seq), or another version's
 -- payments (their lines differ): then start empty.
+-- When step 1a is cold too (its reset), the window's payments are already read, by ids, into
+-- m_window (01a_window.sql: the same rows, visible at run_seq up to the as-of block, of the
+-- catalog's sellers): the digests are then grouped from them (`from_window`, "Cold" below) rather
+-- than read from the facts a second time with their texts.
 create temp table m_part_old on commit drop as
-select coalesce(max(s.checked_seq), (select run_seq from m_part))     as checked_seq,
-       coalesce(max(s.lo), 0)                                          as lo,
-       coalesce(max(s.hi), 0)                                          as hi,
-       max(s.sellers_key)                                              as sellers_key,
-       count(*) = 0
-         or max(s.period_seconds) <> (select p from m_part)
-         or max(s.checked_seq) > (select run_seq from m_part)
-         or max(s.payment_set) <> (select payment_set from m_gen)      as reset
-  from part_state s;
+select x.*, x.reset and (select reset from m_acc) as from_window
+  from (select coalesce(max(s.checked_seq), (select run_seq from m_part))     as checked_seq,
+               coalesce(max(s.lo), 0)                                          as lo,
+               coalesce(max(s.hi), 0)                                          as hi,
+               max(s.sellers_key)                                              as sellers_key,
+               count(*) = 0
+                 or max(s.period_seconds) <> (select p from m_part)
+                 or max(s.checked_seq) > (select run_seq from m_part)
+                 or max(s.payment_set) <> (select payment_set from m_gen)      as reset
+          from part_state s) x;
 
 update part_seller_hours set gen_to = (select generation from m_part)
  where gen_to is null and (select reset from m_part_old);
@@ -252,12 +257,12 @@ select c.seller_id,
        (t.evidence_prefix || t.tx_hash || ':' || t.log_index || ':' || t.payer || ':' || t.seller_address || ':'
           || t.value || E'\n') collate "C" as evidence_line
   from (select * from m_payment_facts
-         where (select reset from m_part_old)
+         where (select reset and not from_window from m_part_old)
            and block_timestamp > (select window_start_ts from m_gen)
            and block_timestamp < (select a from m_read)
         union all
         select * from m_payment_facts
-         where (select reset from m_part_old)
+         where (select reset and not from_window from m_part_old)
            and block_timestamp >= (select greatest(a, b) from m_read)
            and block_timestamp <= (select as_of_ts from m_gen)
            and block_timestamp > (select window_start_ts from m_gen)
@@ -291,9 +296,34 @@ set local enable_nestloop = off;
 
 analyze m_payments;
 
+-- Cold from step 1a's read (`from_window`): every period of the window, closed hours and the two
+-- edge periods, of each seller and of all sellers together (seller_id null), in one grouping of
+-- m_window (a rollup: one sort by period and seller gives both levels). The evidence line is
+-- m_payments' (the class's prefix, the hash and the addresses as text, the value as the
+-- facts' integer prints it as `numeric` does), built here from the ids: the seller's text is
+-- the catalog's (the same bytes: m_catalog_sellers matched it to the address), the payer's
+-- from `addresses`. Where m_payments is read three more times below (the sellers' hours, the
+-- global hours, the edges), this is one pass: the statements below take their rows from it.
+create temp table m_cold_periods on commit drop as
+select x.seller_id,   -- null: the period over every seller (the rollup's total)
+       x.period_start,
+       count(*)::int                                               as payments,
+       sha256(convert_to(string_agg(x.evidence_line, '' order by x.evidence_line collate "C"), 'UTF8')) as sha256
+  from (select w.seller_id,
+               w.block_timestamp - w.block_timestamp % (select p from m_part) as period_start,
+               ((select evidence_prefixes from m_gen)[w.class] || '0x' || encode(w.tx_hash, 'hex') || ':'
+                  || w.log_index || ':' || '0x' || encode(f.address, 'hex') || ':' || c.seller_address || ':'
+                  || w.value || E'\n') collate "C" as evidence_line
+          from m_window w
+          join m_catalog_sellers c on c.seller_id = w.seller_id
+          join addresses f on f.address_id = w.payer_id
+         where (select from_window from m_part_old)) x
+ group by x.period_start, rollup (x.seller_id);
+
 -- Cold: every closed hour of every seller of the catalog, in one grouping of the window's
--- payments, inserted in the primary key's order; and each seller's kept lines from the same rows
--- (a seller with no closed hour keeps the empty text, as a rebuild from no partials gives).
+-- payments (from_window: taken from m_cold_periods), inserted in the primary key's order; and
+-- each seller's kept lines from the same rows (a seller with no closed hour keeps the empty
+-- text, as a rebuild from no partials gives).
 create temp table m_cold_hours on commit drop as
 select seller_id,
        period_start,
@@ -304,8 +334,14 @@ select seller_id,
           from m_payments
          where block_timestamp >= (select w1 from m_part)
            and block_timestamp < (select w2 from m_part)) x
- where (select reset from m_part_old)
- group by 1, 2;
+ where (select reset and not from_window from m_part_old)
+ group by 1, 2
+union all
+select seller_id, period_start, payments, sha256
+  from m_cold_periods
+ where seller_id is not null
+   and period_start >= (select w1 from m_part)
+   and period_start < (select w2 from m_part);
 
 insert into part_seller_hours (seller_id, hour_start, payments, sha256, gen_from)
 select seller_id, period_start, payments, sha256, (select generation from m_part)
@@ -353,7 +389,8 @@ select seller_id, hour_start, payments, sha256, true
 insert into part_sellers (seller_id)
 select seller_id from m_build_sellers;
 
--- The global closed periods: those outside the old range and the changed hours.
+-- The global closed periods: those outside the old range and the changed hours (from_window:
+-- all of them, from m_cold_periods).
 insert into part_hours (hour_start, payments, sha256, gen_from)
 select period_start,
        count(*)::int,
@@ -367,7 +404,13 @@ select period_start,
  where period_start < (select lo from m_part_old)
     or period_start >= (select hi from m_part_old)
     or period_start in (select period_start from m_changed_hours)
- group by 1;
+ group by 1
+union all
+select period_start, payments, sha256, (select generation from m_part)
+  from m_cold_periods
+ where seller_id is null
+   and period_start >= (select w1 from m_part)
+   and period_start < (select w2 from m_part);
 
 delete from part_state;
 insert into part_state (checked_seq, period_seconds, lo, hi, sellers_key, payment_set)
@@ -384,7 +427,12 @@ select e.seller_id, c.seller_address, e.period_start, e.payments, e.sha256
                  string_agg(evidence_line, '' order by evidence_line collate "C"), 'UTF8')), 'hex') as sha256
           from m_payments
          where block_timestamp < (select w1 from m_part) or block_timestamp >= (select w2 from m_part)
-         group by 1, 2) e
+         group by 1, 2
+        union all
+        select seller_id, period_start, payments, encode(sha256, 'hex')
+          from m_cold_periods
+         where seller_id is not null
+           and (period_start < (select w1 from m_part) or period_start >= (select w2 from m_part))) e
   join m_catalog_sellers c using (seller_id);
 
 insert into gen_edge_seller_periods (generation, seller_address, period_start, payments, sha256)
@@ -399,7 +447,12 @@ select (select generation from m_part),
          string_agg(evidence_line, '' order by evidence_line collate "C"), 'UTF8')), 'hex')
   from m_payments
  where block_timestamp < (select w1 from m_part) or block_timestamp >= (select w2 from m_part)
- group by 2;
+ group by 2
+union all
+select (select generation from m_part), period_start, payments, encode(sha256, 'hex')
+  from m_cold_periods
+ where seller_id is null
+   and (period_start < (select w1 from m_part) or period_start >= (select w2 from m_part));
 
 -- The sellers whose digest is composed again: those whose closed hours changed (above), those
 -- with edge periods now or in the previous run (the edges move every run), and the new ones.

@@ -14,11 +14,32 @@
 -- are computed again, from the day sets, not from the payments.
 
 -- The days step 4 has just computed: their distinct (seller, payer) pairs, in one pass over their
--- payments (none in a steady run: no day was computed).
+-- payments (none in a steady run: no day was computed). In a cold run (step 1a's reset) the
+-- window's pairs are step 1a's (seller, day, payer) grouping (m_window_day_payers, one row per
+-- pair and day already: at 10M payments, grouping the payments again took 17 s), and only the
+-- market's first day, which also has the payments before the window (m_cold_head), is grouped
+-- here, from that day's pairs and those payments.
 create temp table m_mkt_pairs on commit drop as
 select distinct p.day_start, p.seller_id, p.payer_id
   from m_mkt_payments p
- where p.day_start in (select day_start from m_mkt_todo);
+ where not (select reset from m_acc)
+   and p.day_start in (select day_start from m_mkt_todo)
+union all
+select d.day::int8 * 86400, d.seller_id, d.payer_id
+  from m_window_day_payers d
+ where (select reset from m_acc)
+   and d.day::int8 * 86400 <> (select market_from_ts from m_gen)
+   and d.day::int8 * 86400 in (select day_start from m_mkt_todo)
+union all
+select distinct x.day_start, x.seller_id, x.payer_id
+  from (select d.day::int8 * 86400 as day_start, d.seller_id, d.payer_id
+          from m_window_day_payers d
+         where d.day::int8 * 86400 = (select market_from_ts from m_gen)
+        union all
+        select h.block_timestamp - h.block_timestamp % 86400, h.seller_id, h.payer_id
+          from m_cold_head h) x
+ where (select reset from m_acc)
+   and x.day_start in (select day_start from m_mkt_todo);
 drop view m_mkt_payments;
 
 -- Day sets only for the publishable days: those of a day no longer publishable go, and a day

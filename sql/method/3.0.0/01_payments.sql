@@ -3,7 +3,10 @@
 -- EIP-3009 transfers. The common steps read them through the session views m_payment_facts and
 -- m_fact_rows (sql/method/01_inputs.sql), so their statements and their 2.0.0 plans are one.
 
-update m_gen set payment_set = 'all_classes';
+-- (an evidence line starts with its class: `class:tx_hash:log_index:from:to:value`)
+update m_gen
+   set payment_set = 'all_classes',
+       evidence_prefixes = array['eip3009:', 'permit2_exact:', 'permit2_upto:', 'batch_settlement:'];
 
 -- x402 infrastructure is never a seller (SPEC "Method 3.0.0"; the addresses: migration 0035):
 -- a catalog seller whose address is Permit2, a proxy, the batch contract or a deposit collector
@@ -59,7 +62,7 @@ select v.tx_hash, v.log_index, v.block_hash, v.block_number, v.block_timestamp, 
            then 2
          else 0
        end as reason,
-       (array['eip3009', 'permit2_exact', 'permit2_upto', 'batch_settlement'])[v.class] || ':' as evidence_prefix
+       (select evidence_prefixes from m_gen)[v.class] as evidence_prefix
   -- (m_gen's values as scalar subqueries, not a join: the view stays verified_payments alone,
   -- which the steps join as they join verified_transfers; with m_gen joined in, the planner read
   -- every payment for an empty m_delta_blocks: 6.7 s of a cold run at 20k payments)
@@ -91,11 +94,13 @@ select p.to_id                  as seller_id,
          when (p.to_id, p.from_id) in (select o.seller_id, o.payer_id from m_operator_pairs o)
            then 2
          else 0
-       end                      as reason
-  from (select value, block_id, log_index, from_id, to_id, class::int4 as class
+       end                      as reason,
+       p.log_index,
+       p.tx_hash                -- (for the digests' evidence lines, as in sql/method/01_inputs.sql)
+  from (select value, block_id, log_index, from_id, to_id, tx_hash, class::int4 as class
           from transfers
         union all
-        select value, block_id, log_index, from_id, to_id, 4
+        select value, block_id, log_index, from_id, to_id, tx_hash, 4
           from batch_claims) p
   join blocks b on b.block_id = p.block_id
  cross join m_gen g   -- (run_seq as a column: visible_at is inlined)
