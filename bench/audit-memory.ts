@@ -13,8 +13,8 @@
  * Writes bench/out/audit-memory.json.
  *
  * To compare code changes against one demo generation (seeding it takes a minute or more):
- * `SERVE=/tmp/demo.json npx tsx bench/audit-memory.ts` makes it, writes where it is to that file
- * and waits for Ctrl-C; `DEMO=/tmp/demo.json VARIANTS=... npx tsx bench/audit-memory.ts` uses it.
+ * `SERVE=<file> npx tsx bench/audit-memory.ts` makes it, writes where it is to that file
+ * and waits for Ctrl-C; `DEMO=<file> VARIANTS=... npx tsx bench/audit-memory.ts` uses it.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
