@@ -273,21 +273,32 @@ describe.skipIf(!executablePath)('the page for people in Chromium', () => {
       await page.close();
     });
 
-    it('behavior: the search box finds sellers by a plural and by several words', async () => {
+    it('behavior: the search box finds sellers by a plural, a prefix and several words', async () => {
       const page = await open('/?view=directory');
+      const query = () => page.$eval('#d-q', (el) => (el as unknown as { value: string }).value);
+      // (each search below draws other rows than the one before, so `drawn` waits for its answer)
+      const search = async (q: string, rows: string[]) => {
+        await page.click('#d-q', { count: 3 });
+        await page.type('#d-q', q);
+        await page.keyboard.press('Enter');
+        await drawn(page, rows);
+        expect(urlState(page)).toEqual({ view: 'directory', q });
+      };
       // A plural as the catalog writes it: A's listing 1 says "LLM completions" (fixture LISTINGS).
-      await page.type('#d-q', 'completions');
-      await page.keyboard.press('Enter');
-      await drawn(page, [A]);
-      expect(urlState(page)).toEqual({ view: 'directory', q: 'completions' });
-      // Two words of C's title "Gamma search", typed in the other case.
-      await page.click('#d-q', { count: 3 });
-      await page.type('#d-q', 'SEARCH gamma');
-      await page.keyboard.press('Enter');
-      await drawn(page, [C]);
+      await search('completions', [A]);
+      // A prefix of 3 letters that is no word of the catalog: C's title "Gamma search".
+      await search('gam', [C]);
+      // A plural the catalog does not write: A's title is "Alpha inference" (B's and D's listings are
+      // in the inference category, which is no word of their text).
+      await search('inferences', [A]);
+      // Two words of C's title, typed in the other case.
+      await search('SEARCH gamma', [C]);
       await page.goBack();
       await drawn(page, [A]);
-      expect(await page.$eval('#d-q', (el) => (el as unknown as { value: string }).value)).toBe('completions');
+      expect(await query()).toBe('inferences');
+      await page.goBack();
+      await drawn(page, [C]);
+      expect(await query()).toBe('gam');
       await page.close();
     });
 
