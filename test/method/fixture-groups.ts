@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Schema } from '../../src/db/schema.ts';
 import { loadMethodSteps, type MethodStep } from '../../src/method/sql-files.ts';
+import { freshDatabase, type TestDatabase } from '../helpers/db.ts';
 import { insertCatalog, insertCoverage, insertTransfers, type FixtureTransfer } from '../helpers/facts.ts';
 import { AS_OF_BLOCK, MARKET_FROM_TS, block } from './fixture.ts';
 
@@ -74,6 +75,12 @@ export async function loadGroups(db: Kysely<Schema>, coverageFrom = MARKET_FROM_
     })),
   );
   return snapshotId;
+}
+
+/** A fresh database on `backend` with this economy loaded, and its catalog snapshot. */
+export async function groupsDatabase(backend: 'pglite' | 'pg'): Promise<{ t: TestDatabase; snapshotId: bigint }> {
+  const t = await freshDatabase(backend);
+  return { t, snapshotId: await loadGroups(t.db) };
 }
 
 /**

@@ -1,10 +1,10 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { forgetDerivedState } from '../../src/method/index.ts';
-import { backends, freshDatabase, type TestDatabase } from '../helpers/db.ts';
+import { backends, type TestDatabase } from '../helpers/db.ts';
 import { insertTransfers } from '../helpers/facts.ts';
 import { block } from './fixture.ts';
-import { P, S, dec, loadGroups, outputsOf0038, payment } from './fixture-groups.ts';
+import { P, S, dec, groupsDatabase, outputsOf0038, payment } from './fixture-groups.ts';
 import { compute } from './setup.ts';
 
 /**
@@ -31,10 +31,7 @@ const removeBlockOf = (t: TestDatabase, day: number, seq: bigint) =>
 describe.each(backends())('operator groups in steady runs on $backend', ({ backend }) => {
   let t: TestDatabase;
   let snapshotId: bigint;
-  beforeAll(async () => {
-    t = await freshDatabase(backend);
-    snapshotId = await loadGroups(t.db);
-  });
+  beforeAll(async () => ({ t, snapshotId } = await groupsDatabase(backend)));
   afterAll(() => t.close());
 
   const payersOf = async (g: number) =>

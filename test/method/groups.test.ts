@@ -4,7 +4,7 @@ import { compareGenerationRows, readGenerationRows } from '../../src/publish/ind
 import { backends, freshDatabase, type TestDatabase } from '../helpers/db.ts';
 import { insertTransfers } from '../helpers/facts.ts';
 import { MARKET_FROM_TS } from './fixture.ts';
-import { DAY, P, S, dec, loadGroups, payment, stepsBefore0038 } from './fixture-groups.ts';
+import { DAY, P, S, dec, groupsDatabase, loadGroups, payment, stepsBefore0038 } from './fixture-groups.ts';
 import { compute } from './setup.ts';
 
 /**
@@ -53,10 +53,7 @@ const summaryOf = async (t: TestDatabase, generation: number) =>
 describe.each(backends())('operator groups and the market summary on $backend', ({ backend }) => {
   let t: TestDatabase;
   let snapshotId: bigint;
-  beforeAll(async () => {
-    t = await freshDatabase(backend);
-    snapshotId = await loadGroups(t.db);
-  });
+  beforeAll(async () => ({ t, snapshotId } = await groupsDatabase(backend)));
   afterAll(() => t.close());
 
   for (const version of ['2.0.0', '3.0.0'] as const) {
