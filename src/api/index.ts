@@ -97,6 +97,16 @@ const FAST_CORS_HEADERS = [
   ['access-control-expose-headers', CORS.exposedHeaders.join(', ')],
 ] as const;
 
+/**
+ * How long the server keeps an idle connection open for its next request: Fastify's default,
+ * above the 60 s for which proxies (nginx, cloud load balancers) keep an upstream connection.
+ * Fastify sets it only on a server it makes itself; ours is made in `serverFactory`, where Node's
+ * 5 s applied: a client that sent its next request on a connection after 5 s (plus Node's 1 s of
+ * grace) of other work, or of no CPU on a loaded machine, had it reset (ECONNRESET; in the tests
+ * the client and the server share one event loop). test/api/keep-alive.test.ts.
+ */
+export const KEEP_ALIVE_TIMEOUT_MS = 72_000;
+
 /** The header that carries ApiOptions.internalToken. */
 export const INTERNAL_HEADER = 'x-tally-internal';
 
@@ -139,6 +149,7 @@ export async function buildApi(db: Kysely<Schema>, options: ApiOptions): Promise
         server.removeAllListeners('request'); // the holder's "starting" answer
         server.on('request', handler);
       }
+      server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
       server.on('connect', (_request, socket: Duplex) =>
         answerOnSocket(
           socket,

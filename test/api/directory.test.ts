@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApi } from '../../src/api/index.ts';
 import { backends, freshDatabase, type TestDatabase } from '../helpers/db.ts';
 import { A, B, C, D } from './fixture.ts';
-import { CONSTANTS3, E, EXACT_PROXY, F, GEN2, GEN3, insertGenerationRow, seedFixture3 } from './fixture3.ts';
+import { E, EXACT_PROXY, F, GEN2, GEN3, insertUnpaidGeneration, seedFixture3 } from './fixture3.ts';
 import { DocumentValidator, parseCsv } from './helpers.ts';
 
 /**
@@ -67,35 +67,11 @@ describe.each(backends())('seller directory on $backend', ({ backend }) => {
   beforeAll(async () => {
     db = await freshDatabase(backend);
     await seedFixture3(db.db);
-    const snap = await db.db.selectFrom('catalog_snapshots').select('snapshot_id').executeTakeFirstOrThrow();
-    await insertGenerationRow(db.db, GEN5, '3.0.0', CONSTANTS3, snap.snapshot_id);
-    const unpaid = { listing_count: 1, payments_30d: 0, payers_30d: 0, median_payment_30d_micro: null };
-    await db.db
-      .insertInto('gen_sellers')
-      .values(
-        (
-          [
-            [P, 5n, null],
-            [Q, 1n, 0n],
-            [R, 0n, 7n],
-          ] as const
-        ).map(([address, revenue, external]) => ({
-          generation: GEN5,
-          seller_address: address,
-          ...unpaid,
-          verified_revenue_30d_micro: revenue,
-          evidence_state: 'not_observed' as const,
-          tier: 'listed_only' as const,
-          farm_flag: 0,
-          farm_reasons: null,
-          rank: null,
-          categories: ['inference'],
-          evidence_sha256: 'cd'.repeat(32),
-          external_revenue_30d_micro: external,
-          class_payments_30d: [0, 0, 0, 0],
-        })),
-      )
-      .execute();
+    await insertUnpaidGeneration(db.db, GEN5, [
+      { address: P, revenue: 5n, external: null },
+      { address: Q, revenue: 1n, external: 0n },
+      { address: R, revenue: 0n, external: 7n },
+    ]);
     app = await buildApi(db.db, { rateLimitPerMinute: 100_000, cadenceSeconds: 900 });
     base = await app.listen({ port: 0, host: '127.0.0.1' });
     validator = new DocumentValidator(JSON.parse(await (await fetch(`${base}/api/v1/openapi.json`)).text()));

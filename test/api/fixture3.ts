@@ -367,3 +367,28 @@ export async function seedFixture3(db: Kysely<Schema>): Promise<void> {
   await db.insertInto('published_pointer').values({ generation: GEN3 }).execute();
   await labelEvidence(db);
 }
+
+/**
+ * Generation `n` (3.0.0, published on the fixture's catalog, never the latest) with one seller per
+ * entry: listed once in inference, never paid (not_observed), with the verified and external
+ * revenue given. For orders and pages the fixture's six sellers do not show.
+ */
+export async function insertUnpaidGeneration(
+  db: Kysely<Schema>,
+  n: number,
+  sellers: { address: string; revenue: bigint; external: bigint | null }[],
+): Promise<void> {
+  const snap = await db.selectFrom('catalog_snapshots').select('snapshot_id').executeTakeFirstOrThrow();
+  await insertGenerationRow(db, n, '3.0.0', CONSTANTS3, snap.snapshot_id);
+  await db
+    .insertInto('gen_sellers')
+    .values(
+      sellers.map(({ address, revenue, external }) => ({
+        ...row(n, unpaid(address, 'inference')),
+        verified_revenue_30d_micro: revenue,
+        external_revenue_30d_micro: external,
+        class_payments_30d: [0, 0, 0, 0],
+      })),
+    )
+    .execute();
+}

@@ -2,6 +2,7 @@ import net from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApi } from '../../src/api/index.ts';
+import { holdPort, releasePort } from '../../src/cli/port.ts';
 import { freshDatabase, type TestDatabase } from '../helpers/db.ts';
 import { seedFixture } from './fixture.ts';
 
@@ -15,9 +16,9 @@ let port: number;
  * server closed the connection, or the body has its Content-Length, or its last chunk came. No time
  * limit of its own (the test's timeout bounds it), so a slow machine cannot cut an answer short.
  */
-function raw(request: string): Promise<string> {
+function raw(request: string, to = port): Promise<string> {
   return new Promise((resolve, reject) => {
-    const socket = net.connect(port, '127.0.0.1', () => socket.write(request));
+    const socket = net.connect(to, '127.0.0.1', () => socket.write(request));
     let data = '';
     const complete = () => {
       const end = data.indexOf('\r\n\r\n');
@@ -80,5 +81,29 @@ describe('protocol corners', () => {
     expect(statusOf(answer)).toBe(405);
     expect(answer.toLowerCase()).toContain('allow: get, head, options');
     expect(bodyOf(answer).error.code).toBe('method_not_allowed');
+  });
+
+  it('behavior: an idle connection is kept for 72 s, on the server the API makes and on a held port', async () => {
+    // What a client is told it may reuse a connection for: Fastify's default keepAliveTimeout,
+    // 72 s. At Node's 5 s (the API makes its server in serverFactory, where Fastify sets none), a
+    // client writing its next request after 6 s of other work had it reset: ECONNRESET in the
+    // MCP and fuzz tests on a loaded machine, where the client shares the server's event loop.
+    const keepAlive = (answer: string) => /\r\nkeep-alive: *([^\r]*)/i.exec(answer)?.[1];
+    const answer = await raw(`GET /api/v1/meta HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`);
+    expect(statusOf(answer)).toBe(200);
+    expect(keepAlive(answer)).toBe('timeout=72');
+    // serve, schedule and demo hand the API the server that held their port (src/cli/serve.ts).
+    const held = await holdPort({ PORT: 0, HOST: '127.0.0.1' });
+    const other = await buildApi(db.db, { rateLimitPerMinute: 100_000, cadenceSeconds: 900, server: held });
+    try {
+      await other.ready();
+      const heldPort = (held.address() as net.AddressInfo).port;
+      const heldAnswer = await raw(`GET /api/v1/meta HTTP/1.1\r\nHost: 127.0.0.1:${heldPort}\r\n\r\n`, heldPort);
+      expect(statusOf(heldAnswer)).toBe(200);
+      expect(keepAlive(heldAnswer)).toBe('timeout=72');
+    } finally {
+      await other.close();
+      await releasePort(held);
+    }
   });
 });

@@ -5,12 +5,14 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { FastifyInstance } from 'fastify';
 import type { Kysely } from 'kysely';
+import { afterAll, beforeAll } from 'vitest';
 import { buildApi } from '../../src/api/index.ts';
 import type { Schema } from '../../src/db/index.ts';
 import { silentLogger } from '../../src/lib/log.ts';
 import { projectRoot } from '../../src/lib/paths.ts';
 import { injectClient } from '../../src/mcp/client.ts';
 import { registerMcpRoute } from '../../src/mcp/http.ts';
+import { freshDatabase, type TestDatabase } from './db.ts';
 
 /**
  * The MCP server and the official SDK client as the tests start them (test/mcp, test/fuzz): the
@@ -52,6 +54,45 @@ export async function connectHttp(base: string, name = 'test'): Promise<Client> 
   const client = new Client({ name, version: '1.0.0' });
   await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`)), { timeout: CONNECT_TIMEOUT_MS });
   return client;
+}
+
+/** What `useMcp` gives a describe block once its beforeAll has run. */
+export interface McpFixture {
+  db: TestDatabase;
+  app: FastifyInstance;
+  /** The API's base URL (no trailing slash). */
+  base: string;
+  /** The SDK's client over Streamable HTTP. */
+  client: Client;
+  /** tools/call of `name` with `args`, through the client. */
+  call(name: string, args: Record<string, unknown>): Promise<ToolResult>;
+  /** The body the API answers to a GET of `path` over HTTP. */
+  apiText(path: string): Promise<string>;
+}
+
+/**
+ * For a describe block: in beforeAll a fresh database on `backend` seeded by `seed`, the API with
+ * its /mcp route serving it (`serveMcp`) and the SDK's client connected to it (`connectHttp`); all
+ * closed in afterAll. The fields are set once beforeAll has run.
+ */
+export function useMcp(backend: 'pglite' | 'pg', seed: (db: Kysely<Schema>) => Promise<unknown>): McpFixture {
+  const fixture = {
+    call: async (name: string, args: Record<string, unknown>) =>
+      (await fixture.client.callTool({ name, arguments: args })) as ToolResult,
+    apiText: async (path: string) => (await fetch(fixture.base + path)).text(),
+  } as McpFixture;
+  beforeAll(async () => {
+    fixture.db = await freshDatabase(backend);
+    await seed(fixture.db.db);
+    ({ app: fixture.app, url: fixture.base } = await serveMcp(fixture.db.db));
+    fixture.client = await connectHttp(fixture.base);
+  });
+  afterAll(async () => {
+    await fixture.client?.close();
+    await fixture.app?.close();
+    await fixture.db?.close();
+  });
+  return fixture;
 }
 
 /**

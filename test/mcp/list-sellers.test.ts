@@ -1,11 +1,9 @@
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { FastifyInstance } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { GLOSSARY } from '../../src/api/glossary.ts';
 import { A, B, C, D } from '../api/fixture.ts';
-import { CONSTANTS3, E, EXACT_PROXY, F, GEN2, GEN3, insertGenerationRow, seedFixture3 } from '../api/fixture3.ts';
-import { backends, freshDatabase, type TestDatabase } from '../helpers/db.ts';
-import { connectHttp, serveMcp, type ToolResult } from '../helpers/mcp.ts';
+import { E, EXACT_PROXY, F, GEN2, GEN3, insertUnpaidGeneration, seedFixture3 } from '../api/fixture3.ts';
+import { backends } from '../helpers/db.ts';
+import { useMcp, type ToolResult } from '../helpers/mcp.ts';
 
 /**
  * MCP list_sellers (the seller directory, GET /api/v1/directory) through the official SDK client
@@ -26,52 +24,17 @@ const MANY = Array.from(
 );
 
 describe.each(backends())('MCP list_sellers on $backend', ({ backend }) => {
-  let db: TestDatabase;
-  let app: FastifyInstance;
-  let base: string;
-  let client: Client;
-
-  beforeAll(async () => {
-    db = await freshDatabase(backend);
-    await seedFixture3(db.db);
-    const snap = await db.db.selectFrom('catalog_snapshots').select('snapshot_id').executeTakeFirstOrThrow();
-    await insertGenerationRow(db.db, GEN5, '3.0.0', CONSTANTS3, snap.snapshot_id);
-    await db.db
-      .insertInto('gen_sellers')
-      .values(
-        MANY.map((address, i) => ({
-          generation: GEN5,
-          seller_address: address,
-          listing_count: 1,
-          payments_30d: 0,
-          payers_30d: 0,
-          median_payment_30d_micro: null,
-          verified_revenue_30d_micro: BigInt(25 - i),
-          evidence_state: 'not_observed' as const,
-          tier: 'listed_only' as const,
-          farm_flag: 0,
-          farm_reasons: null,
-          rank: null,
-          categories: ['inference'],
-          evidence_sha256: 'cd'.repeat(32),
-          external_revenue_30d_micro: 0n,
-          class_payments_30d: [0, 0, 0, 0],
-        })),
-      )
-      .execute();
-    ({ app, url: base } = await serveMcp(db.db));
-    client = await connectHttp(base);
+  const mcp = useMcp(backend, async (db) => {
+    await seedFixture3(db);
+    await insertUnpaidGeneration(
+      db,
+      GEN5,
+      MANY.map((address, i) => ({ address, revenue: BigInt(25 - i), external: 0n })),
+    );
   });
-  afterAll(async () => {
-    await client?.close();
-    await app?.close();
-    await db?.close();
-  });
-
-  const call = async (args: Record<string, unknown>) =>
-    (await client.callTool({ name: 'list_sellers', arguments: args })) as ToolResult;
+  const call = (args: Record<string, unknown>) => mcp.call('list_sellers', args);
+  const { apiText } = mcp;
   const addresses = (r: ToolResult) => r.structuredContent!.sellers.map((s: any) => s.seller_address);
-  const apiText = async (path: string) => (await fetch(base + path)).text();
 
   it('default: every seller of the latest generation by verified revenue, as the API answers it', async () => {
     const result = await call({});
@@ -150,7 +113,7 @@ describe.each(backends())('MCP list_sellers on $backend', ({ backend }) => {
   });
 
   it("default: its arguments are described with the glossary's texts", async () => {
-    const tool = (await client.listTools()).tools.find((t) => t.name === 'list_sellers')!;
+    const tool = (await mcp.client.listTools()).tools.find((t) => t.name === 'list_sellers')!;
     const properties = tool.inputSchema.properties as Record<string, { description: string }>;
     expect(properties.evidence_state!.description).toContain(GLOSSARY.evidence_state.text);
     expect(properties.farm_flag!.description).toContain(GLOSSARY.farm_flag.text);

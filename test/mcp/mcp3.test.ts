@@ -1,11 +1,9 @@
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { FastifyInstance } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { buildApi } from '../../src/api/index.ts';
 import { A, B } from '../api/fixture.ts';
 import { E, F, GEN2, GEN3, seedFixture3 } from '../api/fixture3.ts';
-import { backends, freshDatabase, type TestDatabase } from '../helpers/db.ts';
-import { connectHttp, serveMcp, type ToolResult } from '../helpers/mcp.ts';
+import { backends } from '../helpers/db.ts';
+import { useMcp } from '../helpers/mcp.ts';
 
 /**
  * The MCP tools and /llms.txt on a method 3.0.0 generation beside a 2.0.0 one (test/api/fixture3.ts,
@@ -13,29 +11,11 @@ import { connectHttp, serveMcp, type ToolResult } from '../helpers/mcp.ts';
  * stdio transport runs the same tools (test/mcp/mcp.test.ts covers it on the 1.0.0 fixture).
  */
 describe.each(backends())('MCP and /llms.txt on method 3.0.0 on $backend', ({ backend }) => {
-  let db: TestDatabase;
-  let app: FastifyInstance;
-  let base: string;
-  let client: Client;
-
-  beforeAll(async () => {
-    db = await freshDatabase(backend);
-    await seedFixture3(db.db);
-    ({ app, url: base } = await serveMcp(db.db));
-    client = await connectHttp(base);
-  });
-  afterAll(async () => {
-    await client?.close();
-    await app?.close();
-    await db?.close();
-  });
-
-  const call = async (name: string, args: Record<string, unknown>) =>
-    (await client.callTool({ name, arguments: args })) as ToolResult;
-  const apiText = async (path: string) => (await fetch(base + path)).text();
+  const mcp = useMcp(backend, seedFixture3);
+  const { call, apiText } = mcp;
 
   it('default: top_sellers takes sort; external_revenue gives the order of the table, as the API does', async () => {
-    const { tools } = await client.listTools();
+    const { tools } = await mcp.client.listTools();
     const top = tools.find((t) => t.name === 'top_sellers')!;
     expect((top.inputSchema.properties as any).sort.enum).toEqual(['verified_revenue', 'external_revenue']);
     const result = await call('top_sellers', { sort: 'external_revenue' });
@@ -114,8 +94,8 @@ describe.each(backends())('MCP and /llms.txt on method 3.0.0 on $backend', ({ ba
       if (!p.endsWith('/openapi.json') && !p.endsWith('/docs'))
         expect(text, p).toContain(p.replace('{slug}', '{address}'));
     // the same server with the 2.0.0 generation as the latest
-    await db.db.updateTable('published_pointer').set({ generation: GEN2 }).execute();
-    const other = await buildApi(db.db, { rateLimitPerMinute: 100_000, cadenceSeconds: 900 });
+    await mcp.db.db.updateTable('published_pointer').set({ generation: GEN2 }).execute();
+    const other = await buildApi(mcp.db.db, { rateLimitPerMinute: 100_000, cadenceSeconds: 900 });
     try {
       const res = await other.inject({ method: 'GET', url: '/llms.txt' });
       expect(res.statusCode).toBe(200);
@@ -123,7 +103,7 @@ describe.each(backends())('MCP and /llms.txt on method 3.0.0 on $backend', ({ ba
       expect(res.body).toContain('sort=external_revenue is a 400 on it');
     } finally {
       await other.close();
-      await db.db.updateTable('published_pointer').set({ generation: GEN3 }).execute();
+      await mcp.db.db.updateTable('published_pointer').set({ generation: GEN3 }).execute();
     }
   });
 });

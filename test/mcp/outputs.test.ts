@@ -1,13 +1,11 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { FastifyInstance } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { A, B } from '../api/fixture.ts';
 import { E, GEN2, seedFixture3 } from '../api/fixture3.ts';
 import { closeObjects } from '../api/helpers.ts';
-import { backends, freshDatabase, type TestDatabase } from '../helpers/db.ts';
-import { connectHttp, serveMcp } from '../helpers/mcp.ts';
+import { backends } from '../helpers/db.ts';
+import { useMcp } from '../helpers/mcp.ts';
 
 // ajv-formats is CommonJS: its default export arrives wrapped under ESM.
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (
@@ -42,28 +40,16 @@ const CALLS: [string, Record<string, unknown>][] = [
 ];
 
 describe.each(backends())('MCP outputs on $backend', ({ backend }) => {
-  let db: TestDatabase;
-  let app: FastifyInstance;
-  let client: Client;
+  const mcp = useMcp(backend, seedFixture3);
   const validators = new Map<string, ReturnType<Ajv2020['compile']>>();
 
   beforeAll(async () => {
-    db = await freshDatabase(backend);
-    await seedFixture3(db.db);
-    const served = await serveMcp(db.db);
-    app = served.app;
-    client = await connectHttp(served.url);
     const ajv = new Ajv2020({ strict: false, allErrors: true });
     addFormats(ajv);
-    for (const tool of (await client.listTools()).tools) {
+    for (const tool of (await mcp.client.listTools()).tools) {
       expect(tool.outputSchema, tool.name).toBeDefined();
       validators.set(tool.name, ajv.compile(closeObjects(tool.outputSchema!)));
     }
-  }, 300_000);
-  afterAll(async () => {
-    await client?.close();
-    await app?.close();
-    await db?.close();
   });
 
   it('default: every tool is called here', () => {
@@ -72,7 +58,7 @@ describe.each(backends())('MCP outputs on $backend', ({ backend }) => {
 
   it('behavior: every structuredContent matches its declared output schema strictly, and equals its text', async () => {
     for (const [name, args] of CALLS) {
-      const result = (await client.callTool({ name, arguments: args })) as {
+      const result = (await mcp.client.callTool({ name, arguments: args })) as {
         isError?: boolean;
         content: { type: string; text: string }[];
         structuredContent?: unknown;
@@ -94,7 +80,7 @@ describe.each(backends())('MCP outputs on $backend', ({ backend }) => {
       ['search_listings', { query: 'x', bogus: 1 }],
       ['list_sellers', { class: 'eip3009', generation: GEN2 }],
     ] as const) {
-      const result = (await client.callTool({ name, arguments: args })) as {
+      const result = (await mcp.client.callTool({ name, arguments: args })) as {
         isError?: boolean;
         content: { text: string }[];
         structuredContent?: unknown;

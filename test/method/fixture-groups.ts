@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Schema } from '../../src/db/schema.ts';
 import { loadMethodSteps, type MethodStep } from '../../src/method/sql-files.ts';
+import { freshDatabase, type TestDatabase } from '../helpers/db.ts';
 import { insertCatalog, insertCoverage, insertTransfers, type FixtureTransfer } from '../helpers/facts.ts';
 import { AS_OF_BLOCK, MARKET_FROM_TS, block } from './fixture.ts';
 
@@ -32,6 +33,22 @@ const PAYS: [string, string, bigint, number][] = [
   [S.E, P.p1, 7n, 29],
 ];
 
+/**
+ * A verified payment of `value` micro-USDC from `from` (its own authorizer) to `to` at `ts`, in the
+ * block of that time, added at `addedSeq` (1 unless given).
+ */
+export function payment(p: {
+  tx: string;
+  logIndex: number;
+  ts: bigint;
+  from: string;
+  to: string;
+  value: bigint;
+  addedSeq?: bigint;
+}): FixtureTransfer {
+  return { ...p, block: block(p.ts), authorizer: p.from };
+}
+
 export async function loadGroups(db: Kysely<Schema>, coverageFrom = MARKET_FROM_TS) {
   const snapshotId = await insertCatalog(
     db,
@@ -42,17 +59,12 @@ export async function loadGroups(db: Kysely<Schema>, coverageFrom = MARKET_FROM_
       resource_url: l.url,
     })),
   );
-  const transfers: FixtureTransfer[] = PAYS.map(([to, from, value, day], i) => ({
-    tx: `0x${(i + 1).toString(16).padStart(64, '0')}`,
-    logIndex: i,
-    block: block(dec(day)),
-    ts: dec(day),
-    from,
-    to,
-    value,
-    authorizer: from,
-  }));
-  await insertTransfers(db, transfers);
+  await insertTransfers(
+    db,
+    PAYS.map(([to, from, value, day], i) =>
+      payment({ tx: `0x${(i + 1).toString(16).padStart(64, '0')}`, logIndex: i, ts: dec(day), from, to, value }),
+    ),
+  );
   await insertCoverage(
     db,
     Object.values(S).map((seller) => ({
@@ -63,6 +75,12 @@ export async function loadGroups(db: Kysely<Schema>, coverageFrom = MARKET_FROM_
     })),
   );
   return snapshotId;
+}
+
+/** A fresh database on `backend` with this economy loaded, and its catalog snapshot. */
+export async function groupsDatabase(backend: 'pglite' | 'pg'): Promise<{ t: TestDatabase; snapshotId: bigint }> {
+  const t = await freshDatabase(backend);
+  return { t, snapshotId: await loadGroups(t.db) };
 }
 
 /**

@@ -1,10 +1,10 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { forgetDerivedState } from '../../src/method/index.ts';
-import { backends, freshDatabase, type TestDatabase } from '../helpers/db.ts';
+import { backends, type TestDatabase } from '../helpers/db.ts';
 import { insertTransfers } from '../helpers/facts.ts';
 import { block } from './fixture.ts';
-import { P, S, dec, loadGroups, outputsOf0038 } from './fixture-groups.ts';
+import { P, S, dec, groupsDatabase, outputsOf0038, payment } from './fixture-groups.ts';
 import { compute } from './setup.ts';
 
 /**
@@ -31,10 +31,7 @@ const removeBlockOf = (t: TestDatabase, day: number, seq: bigint) =>
 describe.each(backends())('operator groups in steady runs on $backend', ({ backend }) => {
   let t: TestDatabase;
   let snapshotId: bigint;
-  beforeAll(async () => {
-    t = await freshDatabase(backend);
-    snapshotId = await loadGroups(t.db);
-  });
+  beforeAll(async () => ({ t, snapshotId } = await groupsDatabase(backend)));
   afterAll(() => t.close());
 
   const payersOf = async (g: number) =>
@@ -60,28 +57,16 @@ describe.each(backends())('operator groups in steady runs on $backend', ({ backe
     expect(await payersOf(g1)).toBe(4);
 
     await insertTransfers(t.db, [
-      {
-        tx: `0x${'e1'.repeat(32)}`,
-        logIndex: 91,
-        block: block(dec(10)),
-        ts: dec(10),
-        from: P.p2,
-        to: S.C,
-        value: 20n,
-        authorizer: P.p2,
-        addedSeq: 2n,
-      },
-      {
+      payment({ tx: `0x${'e1'.repeat(32)}`, logIndex: 91, ts: dec(10), from: P.p2, to: S.C, value: 20n, addedSeq: 2n }),
+      payment({
         tx: `0x${'e2'.repeat(32)}`,
         logIndex: 92,
-        block: block(dec(29) + 10n),
         ts: dec(29) + 10n,
         from: p4,
         to: S.A,
         value: 30n,
-        authorizer: p4,
         addedSeq: 2n,
-      },
+      }),
     ]);
     const g2 = await compute(t.db, snapshotId, { methodVersion: '3.0.0', runSeq: 2n });
     expect(await payersOf(g2)).toBe(5);

@@ -3,8 +3,8 @@ import { forgetDerivedState } from '../../src/method/index.ts';
 import { compareGenerationRows, readGenerationRows } from '../../src/publish/index.ts';
 import { backends, freshDatabase, type TestDatabase } from '../helpers/db.ts';
 import { insertTransfers } from '../helpers/facts.ts';
-import { MARKET_FROM_TS, block } from './fixture.ts';
-import { DAY, P, S, dec, loadGroups, stepsBefore0038 } from './fixture-groups.ts';
+import { MARKET_FROM_TS } from './fixture.ts';
+import { DAY, P, S, dec, groupsDatabase, loadGroups, payment, stepsBefore0038 } from './fixture-groups.ts';
 import { compute } from './setup.ts';
 
 /**
@@ -53,10 +53,7 @@ const summaryOf = async (t: TestDatabase, generation: number) =>
 describe.each(backends())('operator groups and the market summary on $backend', ({ backend }) => {
   let t: TestDatabase;
   let snapshotId: bigint;
-  beforeAll(async () => {
-    t = await freshDatabase(backend);
-    snapshotId = await loadGroups(t.db);
-  });
+  beforeAll(async () => ({ t, snapshotId } = await groupsDatabase(backend)));
   afterAll(() => t.close());
 
   for (const version of ['2.0.0', '3.0.0'] as const) {
@@ -149,17 +146,7 @@ describe.each(backends())('operator groups and the market summary on $backend', 
     expect(await t.db.selectFrom('acc_market_summary').select(['period', 'set_max']).execute()).toEqual(before);
     // a payment of p3 to E on Dec 28 (seq 3): last_7d gains a payment, 5 micro and a payer
     await insertTransfers(t.db, [
-      {
-        tx: `0x${'f'.repeat(64)}`,
-        logIndex: 99,
-        block: block(dec(28)),
-        ts: dec(28),
-        from: P.p3,
-        to: S.E,
-        value: 5n,
-        authorizer: P.p3,
-        addedSeq: 3n,
-      },
+      payment({ tx: `0x${'f'.repeat(64)}`, logIndex: 99, ts: dec(28), from: P.p3, to: S.E, value: 5n, addedSeq: 3n }),
     ]);
     const g3 = await compute(t.db, snapshotId, { methodVersion: '3.0.0', runSeq: 3n });
     const [s2, s3] = [await summaryOf(t, g), await summaryOf(t, g3)];

@@ -1,9 +1,16 @@
 import { existsSync } from 'node:fs';
+import type { FastifyInstance } from 'fastify';
+import type { Kysely } from 'kysely';
 import puppeteer, { type Browser, type Page, type Viewport } from 'puppeteer-core';
+import { afterAll, beforeAll, expect } from 'vitest';
+import { buildApi } from '../../src/api/index.ts';
+import type { Schema } from '../../src/db/index.ts';
+import { freshDatabase, type TestDatabase } from '../helpers/db.ts';
 
 /**
  * The Chromium of the browser tests (test/web/*.test.ts): one browser per file (`launchBrowser`
- * in beforeAll, `closeBrowser` in afterAll), a page per test (`openPage`). Chromium:
+ * in beforeAll, `closeBrowser` in afterAll, or `usePageFixture` with a database and the API), a
+ * page per test (`openPage`, or `openReady`). Chromium:
  * `apt-get install -y chromium` (Debian), or CHROMIUM_PATH pointing elsewhere; without one the
  * files skip (`describe.skipIf(!executablePath)`).
  */
@@ -98,4 +105,60 @@ export async function openPage(browser: Browser, url: string, options: PageOptio
   await page.goto(url, { waitUntil: 'networkidle0' });
   await page.waitForSelector('body[data-ready]');
   return page;
+}
+
+/** `openPage`, and the page says it has drawn ('true', not 'error'). */
+export async function openReady(browser: Browser, url: string, options: PageOptions): Promise<Page> {
+  const page = await openPage(browser, url, options);
+  expect(await page.$eval('body', (el) => el.dataset.ready)).toBe('true');
+  return page;
+}
+
+/** Each body row of `table#<id>`: the text of its cells, trimmed. */
+export function rowsOf(page: Page, id: string): Promise<string[][]> {
+  return page.$$eval(`table#${id} tbody tr`, (trs) =>
+    trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent!.trim())),
+  );
+}
+
+/** The API over `db` on 127.0.0.1 (a rate limit no test reaches); `base` is its origin. */
+export async function serveApi(
+  db: Kysely<Schema>,
+  options: { publicChain?: boolean } = {},
+): Promise<{ app: FastifyInstance; base: string }> {
+  const app = await buildApi(db, { rateLimitPerMinute: 100_000, cadenceSeconds: 900, ...options });
+  return { app, base: await app.listen({ port: 0, host: '127.0.0.1' }) };
+}
+
+/** What `usePageFixture` gives a describe block once its beforeAll has run. */
+export interface PageFixture {
+  db: TestDatabase;
+  app: FastifyInstance;
+  /** The API's origin (no trailing slash). */
+  base: string;
+  browser: Browser;
+}
+
+/**
+ * For a file's describe block: in beforeAll a fresh embedded database seeded by `seed`, the API
+ * serving it (`serveApi` with `options`) and Chromium (`launchBrowser`); all closed in afterAll.
+ * The fields are set once beforeAll has run.
+ */
+export function usePageFixture(
+  seed: (db: Kysely<Schema>) => Promise<unknown>,
+  options: { publicChain?: boolean } = {},
+): PageFixture {
+  const fixture = {} as PageFixture;
+  beforeAll(async () => {
+    fixture.db = await freshDatabase('pglite');
+    await seed(fixture.db.db);
+    ({ app: fixture.app, base: fixture.base } = await serveApi(fixture.db.db, options));
+    fixture.browser = await launchBrowser();
+  });
+  afterAll(async () => {
+    await closeBrowser(fixture.browser);
+    await fixture.app?.close();
+    await fixture.db?.close();
+  });
+  return fixture;
 }

@@ -1,13 +1,10 @@
-import type { FastifyInstance } from 'fastify';
-import type { Browser, Page } from 'puppeteer-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApi } from '../../src/api/index.ts';
+import type { Page } from 'puppeteer-core';
+import { describe, expect, it } from 'vitest';
 import { publishGeneration } from '../../src/publish/index.ts';
 import { SOURCES } from '../api/fixture.ts';
-import { freshDatabase, type TestDatabase } from '../helpers/db.ts';
 import { loadGroups, S } from '../method/fixture-groups.ts';
 import { compute } from '../method/setup.ts';
-import { closeBrowser, executablePath, launchBrowser, openPage, VIEWPORTS } from './browser.ts';
+import { executablePath, openReady, rowsOf, usePageFixture, VIEWPORTS } from './browser.ts';
 
 /**
  * Operator groups and the market summary on the page (issue 23), at 1280 and 390 px, over the
@@ -22,42 +19,21 @@ const GROUP = `op_${'a'.repeat(40)}`;
 
 // One database, server and browser for both widths (a page per test): they only read.
 describe.skipIf(!executablePath)('operator groups and the market summary in Chromium', () => {
-  let db: TestDatabase;
-  let app: FastifyInstance;
-  let base: string;
-  let browser: Browser;
-
-  beforeAll(async () => {
-    db = await freshDatabase('pglite');
-    const snapshotId = await loadGroups(db.db);
-    await publishGeneration(db.db, await compute(db.db, snapshotId, { sources: SOURCES, methodVersion: '3.0.0' }));
-    app = await buildApi(db.db, { rateLimitPerMinute: 100_000, cadenceSeconds: 900 });
-    base = await app.listen({ port: 0, host: '127.0.0.1' });
-    browser = await launchBrowser();
-  });
-  afterAll(async () => {
-    await closeBrowser(browser);
-    await app?.close();
-    await db?.close();
+  const web = usePageFixture(async (db) => {
+    const snapshotId = await loadGroups(db);
+    await publishGeneration(db, await compute(db, snapshotId, { sources: SOURCES, methodVersion: '3.0.0' }));
   });
 
   describe.each(VIEWPORTS)('at $width px', ({ width, height }) => {
     const problems: string[] = [];
 
-    async function open(url: string): Promise<Page> {
-      const page = await openPage(browser, `${base}${url}`, {
-        origin: base,
+    const open = (url: string): Promise<Page> =>
+      openReady(web.browser, `${web.base}${url}`, {
+        origin: web.base,
         onForeign: (u) => problems.push(`foreign request ${u}`),
         viewport: { width, height },
         onProblem: (text) => problems.push(`${url}: ${text}`),
       });
-      expect(await page.$eval('body', (el) => el.dataset.ready)).toBe('true');
-      return page;
-    }
-    const rowsOf = (page: Page, table: string) =>
-      page.$$eval(`table#${table} tbody tr`, (trs) =>
-        trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent!.trim())),
-      );
 
     it('default: the operator groups, and one group with its members', async () => {
       const page = await open('/?view=operators');

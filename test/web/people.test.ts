@@ -1,15 +1,12 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import type { FastifyInstance } from 'fastify';
-import type { Browser, Page } from 'puppeteer-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApi } from '../../src/api/index.ts';
+import type { Page } from 'puppeteer-core';
+import { describe, expect, it } from 'vitest';
 import { GLOSSARY, type GlossaryKey } from '../../src/api/glossary.ts';
 import { projectRoot } from '../../src/lib/paths.ts';
 import { A, B, C, D } from '../api/fixture.ts';
-import { freshDatabase, type TestDatabase } from '../helpers/db.ts';
 import { seedFixture } from '../api/fixture.ts';
-import { closeBrowser, executablePath, launchBrowser, openPage, VIEWPORTS } from './browser.ts';
+import { executablePath, openReady, usePageFixture, VIEWPORTS } from './browser.ts';
 
 /**
  * The page for people (issue 23) in a real headless Chromium, at 1280 px and at 390 px, against
@@ -49,58 +46,44 @@ const perDay = (counts: Record<string, number>) => {
 
 // One database, server and browser for both widths (a page per test): they only read.
 describe.skipIf(!executablePath)('the page for people in Chromium', () => {
-  let db: TestDatabase;
-  let app: FastifyInstance;
-  let base: string;
-  let browser: Browser;
-
-  beforeAll(async () => {
-    db = await freshDatabase('pglite');
-    await seedFixture(db.db);
-    // The fixture's method 1.0.0 generation has no daily series: A's, by hand from PAYMENTS (above).
-    await db.db
-      .insertInto('gen_seller_daily_fixed')
-      .values(
-        [
-          ['2025-12-08', 1, '1000000', 1],
-          ['2025-12-11', 1, '2000000', 1],
-          ['2025-12-13', 2, '7000000', 2],
-          ['2025-12-20', 1, '9007199244740993', 1],
-        ].map(([day, payments, revenue_micro, payers]) => ({
-          generation: 1,
-          seller_address: A,
-          day: day as string,
-          payments: payments as number,
-          revenue_micro: revenue_micro as string,
-          payers: payers as number,
-        })),
-      )
-      .execute();
-    app = await buildApi(db.db, { rateLimitPerMinute: 100_000, cadenceSeconds: 900, publicChain: true });
-    base = await app.listen({ port: 0, host: '127.0.0.1' });
-    browser = await launchBrowser();
-  });
-  afterAll(async () => {
-    await closeBrowser(browser);
-    await app?.close();
-    await db?.close();
-  });
+  const web = usePageFixture(
+    async (db) => {
+      await seedFixture(db);
+      // The fixture's method 1.0.0 generation has no daily series: A's, by hand from PAYMENTS (above).
+      await db
+        .insertInto('gen_seller_daily_fixed')
+        .values(
+          [
+            ['2025-12-08', 1, '1000000', 1],
+            ['2025-12-11', 1, '2000000', 1],
+            ['2025-12-13', 2, '7000000', 2],
+            ['2025-12-20', 1, '9007199244740993', 1],
+          ].map(([day, payments, revenue_micro, payers]) => ({
+            generation: 1,
+            seller_address: A,
+            day: day as string,
+            payments: payments as number,
+            revenue_micro: revenue_micro as string,
+            payers: payers as number,
+          })),
+        )
+        .execute();
+    },
+    { publicChain: true },
+  );
 
   describe.each(VIEWPORTS)('the page for people at $width px', ({ width, height }) => {
     const foreign: string[] = [];
     const consoleProblems: string[] = [];
 
     /** A page that records console errors and warnings and refuses any request to another origin. */
-    async function open(url: string): Promise<Page> {
-      const page = await openPage(browser, `${base}${url}`, {
-        origin: base,
+    const open = (url: string): Promise<Page> =>
+      openReady(web.browser, `${web.base}${url}`, {
+        origin: web.base,
         onForeign: (u) => foreign.push(u),
         viewport: { width, height },
         onProblem: (text) => consoleProblems.push(`${url}: ${text}`),
       });
-      expect(await page.$eval('body', (el) => el.dataset.ready)).toBe('true');
-      return page;
-    }
 
     /** The tooltip as shown: its text, or null when hidden. */
     const tooltip = (page: Page) =>
@@ -251,12 +234,12 @@ describe.skipIf(!executablePath)('the page for people in Chromium', () => {
       await drawn(page, [B]);
       expect(urlState(page)).toEqual({ view: 'directory', sort: 'payments', farm_flag: '1' });
       const csvHref = await page.$eval('#directory-csv', (a) => a.getAttribute('href')!);
-      expect(Object.fromEntries(new URL(csvHref, base).searchParams)).toEqual({
+      expect(Object.fromEntries(new URL(csvHref, web.base).searchParams)).toEqual({
         sort: 'payments',
         farm_flag: '1',
         format: 'csv',
       });
-      const csv = await (await fetch(new URL(csvHref, base))).text();
+      const csv = await (await fetch(new URL(csvHref, web.base))).text();
       expect(csv).toContain(B);
       expect(csv).not.toContain(A);
       await page.reload({ waitUntil: 'networkidle0' });

@@ -1,11 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import type { Browser, Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApi } from '../../src/api/index.ts';
 import { A, B, listingId, seedFixture } from '../api/fixture.ts';
 import { get } from '../api/helpers.ts';
 import { freshDatabase, type TestDatabase } from '../helpers/db.ts';
-import { closeBrowser, executablePath, launchBrowser, newPage, openPage } from './browser.ts';
+import { closeBrowser, executablePath, launchBrowser, newPage, openPage, rowsOf, serveApi } from './browser.ts';
 
 /**
  * The web page and the docs page in a real headless Chromium (issue 13), against the published
@@ -77,8 +76,7 @@ describe.skipIf(!executablePath)('the web page in Chromium', () => {
     db = await freshDatabase('pglite');
     await seedFixture(db.db);
     // The operator says the chain is the public Base mainnet (PUBLIC_CHAIN=true): explorer links.
-    app = await buildApi(db.db, { rateLimitPerMinute: 100_000, cadenceSeconds: 900, publicChain: true });
-    base = await app.listen({ port: 0, host: '127.0.0.1' });
+    ({ app, base } = await serveApi(db.db, { publicChain: true }));
     hostileDb = await freshDatabase('pglite');
     await seedFixture(hostileDb.db);
     for (const [n, text] of HOSTILE)
@@ -89,8 +87,7 @@ describe.skipIf(!executablePath)('the web page in Chromium', () => {
         .where('listing_id', '=', listingId(n))
         .execute();
     // publicChain left out (false, as on the demo): no explorer link.
-    hostileApp = await buildApi(hostileDb.db, { rateLimitPerMinute: 100_000, cadenceSeconds: 900 });
-    hostileBase = await hostileApp.listen({ port: 0, host: '127.0.0.1' });
+    ({ app: hostileApp, base: hostileBase } = await serveApi(hostileDb.db));
     browser = await launchBrowser();
   });
   afterAll(async () => {
@@ -113,10 +110,6 @@ describe.skipIf(!executablePath)('the web page in Chromium', () => {
       script,
     });
   }
-  const rowsOf = (page: Page, table: string) =>
-    page.$$eval(`table#${table} tbody tr`, (trs) =>
-      trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent!.trim())),
-    );
 
   it('default: the rankings show exactly the numbers the API serves', async () => {
     const page = await open('/');

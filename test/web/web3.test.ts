@@ -1,11 +1,8 @@
-import type { FastifyInstance } from 'fastify';
-import type { Browser, Page } from 'puppeteer-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApi } from '../../src/api/index.ts';
+import type { Page } from 'puppeteer-core';
+import { describe, expect, it } from 'vitest';
 import { A, B, txHash } from '../api/fixture.ts';
 import { A_LABELS, E, EXTERNAL_VOLUME, F, GEN2, seedFixture3, SELLERS3 } from '../api/fixture3.ts';
-import { freshDatabase, type TestDatabase } from '../helpers/db.ts';
-import { closeBrowser, executablePath, launchBrowser, openPage } from './browser.ts';
+import { executablePath, openReady, rowsOf, usePageFixture } from './browser.ts';
 
 /**
  * The web page on a method 3.0.0 generation (test/api/fixture3.ts; its table gives the expected
@@ -24,34 +21,11 @@ const short = (a: string) => `${a.slice(0, 8)}…${a.slice(-4)}`;
 const seller3 = (address: string) => SELLERS3.find((s) => s.address === address)!;
 
 describe.skipIf(!executablePath)('the web page on a method 3.0.0 generation, in Chromium', () => {
-  let db: TestDatabase;
-  let app: FastifyInstance;
-  let base: string;
-  let browser: Browser;
+  const web = usePageFixture(seedFixture3);
   const foreign: string[] = [];
 
-  beforeAll(async () => {
-    db = await freshDatabase('pglite');
-    await seedFixture3(db.db);
-    app = await buildApi(db.db, { rateLimitPerMinute: 100_000, cadenceSeconds: 900 });
-    base = await app.listen({ port: 0, host: '127.0.0.1' });
-    browser = await launchBrowser();
-  });
-  afterAll(async () => {
-    await closeBrowser(browser);
-    await app?.close();
-    await db?.close();
-  });
-
-  async function open(url: string): Promise<Page> {
-    const page = await openPage(browser, `${base}${url}`, { origin: base, onForeign: (u) => foreign.push(u) });
-    expect(await page.$eval('body', (el) => el.dataset.ready)).toBe('true');
-    return page;
-  }
-  const rowsOf = (page: Page, table: string) =>
-    page.$$eval(`table#${table} tbody tr`, (trs) =>
-      trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent!.trim())),
-    );
+  const open = (url: string): Promise<Page> =>
+    openReady(web.browser, `${web.base}${url}`, { origin: web.base, onForeign: (u) => foreign.push(u) });
   const headersOf = (page: Page, table: string) =>
     page.$$eval(`table#${table} thead th`, (ths) => ths.map((th) => th.textContent!.trim()));
 
