@@ -9,8 +9,11 @@
  *   BEFORE_BIN=<a checkout of an earlier commit>/bin/x402-tally.js VARIANTS=before,launcher ...
  *
  * Each run is a whole process tree started from another folder (bench/tree-memory.ts: the sum of
- * every process's own peak RSS, the largest one, and the largest sampled sums of RSS and PSS).
- * Writes bench/out/audit-memory.json.
+ * every process's own peak RSS, the largest one, the largest sampled sums of RSS and PSS, and the
+ * tree's CPU seconds). After the summaries, each variant against the first, paired by round
+ * (min / median / max of the ratios). STAGES=1 runs the audit at LOG_LEVEL=info and reports its
+ * child's RSS at the end of each stage (`audit stage done`). Writes bench/out/audit-memory.json,
+ * with every run's figures.
  *
  * To compare code changes against one demo generation (seeding it takes a minute or more):
  * `SERVE=<file> npx tsx bench/audit-memory.ts` makes it, writes where it is to that file
