@@ -9,8 +9,11 @@
  *   BEFORE_BIN=<a checkout of an earlier commit>/bin/x402-tally.js VARIANTS=before,launcher ...
  *
  * Each run is a whole process tree started from another folder (bench/tree-memory.ts: the sum of
- * every process's own peak RSS, the largest one, and the largest sampled sums of RSS and PSS).
- * Writes bench/out/audit-memory.json.
+ * every process's own peak RSS, the largest one, the largest sampled sums of RSS and PSS, and the
+ * tree's CPU seconds). After the summaries, each variant against the first, paired by round
+ * (min / median / max of the ratios). STAGES=1 runs the audit at LOG_LEVEL=info and reports its
+ * child's RSS at the end of each stage (`audit stage done`). Writes bench/out/audit-memory.json,
+ * with every run's figures.
  *
  * To compare code changes against one demo generation (seeding it takes a minute or more):
  * `SERVE=<file> npx tsx bench/audit-memory.ts` makes it, writes where it is to that file
@@ -27,6 +30,8 @@ import { runTree, type TreeRun } from './tree-memory.ts';
 const RUNS = Number(process.env.RUNS ?? 3);
 const CASE = process.env.CASE ?? 'full';
 const METHOD_VERSION = process.env.METHOD_VERSION ?? '3.0.0';
+/** STAGES=1: the audit logs at info, and each stage's resident memory (`audit stage done`) is reported. */
+const STAGES = process.env.STAGES === '1';
 const BIN = path.join(projectRoot, 'bin', 'x402-tally.js');
 
 /**
@@ -45,6 +50,7 @@ const MODIFIERS: Record<string, { node?: string[]; env?: Record<string, string> 
   notier: { node: ['--no-wasm-dynamic-tiering', '--no-wasm-tier-up'] },
   tasks1: { node: ['--wasm-num-compilation-tasks=1'] },
   semi1: { node: ['--max-semi-space-size=1'] },
+  size: { node: ['--optimize-for-size'] },
   single: { node: ['--single-threaded'] },
 };
 
@@ -94,6 +100,31 @@ const stats = (xs: number[]) => {
   return { min: s[0]!, median: s[Math.floor((s.length - 1) / 2)]!, max: s.at(-1)! };
 };
 
+/** The audit's verdict (its last stdout line, among the log lines of STAGES=1), else the last line. */
+const verdictOf = (lines: string[]) =>
+  lines.findLast((l) => l.startsWith('audit: ') || l.startsWith('temporary failure')) ?? lines.at(-1) ?? '';
+
+/** Per stage of the audit's child (its `audit stage done` log lines): resident memory at its end and the peak so far. */
+function stagesOf(rs: TreeRun[]) {
+  const by = new Map<string, { rssMb: number[]; peakRssMb: number[] }>();
+  for (const r of rs)
+    for (const line of r.lines) {
+      if (!line.includes('"audit stage done"')) continue;
+      let parsed: { stage: string; rssMb: number; peakRssMb: number };
+      try {
+        parsed = JSON.parse(line) as typeof parsed;
+      } catch {
+        continue; // a line cut in two by the pipe's chunks (runTree splits chunks, not lines)
+      }
+      const { stage, rssMb, peakRssMb } = parsed;
+      const s = by.get(stage) ?? { rssMb: [], peakRssMb: [] };
+      s.rssMb.push(rssMb);
+      s.peakRssMb.push(peakRssMb);
+      by.set(stage, s);
+    }
+  return Object.fromEntries([...by].map(([k, v]) => [k, { rssMb: stats(v.rssMb), peakRssMb: stats(v.peakRssMb) }]));
+}
+
 const work = mkdtempSync(path.join(os.tmpdir(), 'bench-audit-memory-'));
 let demo: DemoBundle;
 if (process.env.DEMO) {
@@ -105,7 +136,11 @@ if (process.env.DEMO) {
 if (process.env.SERVE) {
   writeFileSync(process.env.SERVE, JSON.stringify(demo));
   console.error(`demo written to ${process.env.SERVE}; Ctrl-C to stop`);
+  // A timer keeps the process (and so the demo chain, which does not hold the event loop) alive:
+  // a pending promise alone does not, and the process would exit at once, taking anvil with it.
+  const alive = setInterval(() => {}, 60_000);
   await new Promise((resolve) => process.once('SIGINT', resolve));
+  clearInterval(alive);
   await demo.stop();
   rmSync(work, { recursive: true, force: true });
   process.exit(0);
@@ -117,7 +152,7 @@ try {
     const v = variants.get(name)!;
     return runTree(process.execPath, [...v.argv, ...args], {
       cwd: demo.elsewhere,
-      env: { ...process.env, RPC_URL: demo.rpcUrl, LOG_LEVEL: 'silent', ...v.env },
+      env: { ...process.env, RPC_URL: demo.rpcUrl, LOG_LEVEL: STAGES ? 'info' : 'silent', ...v.env },
     });
   };
   const loads = [load()];
@@ -142,16 +177,37 @@ try {
       processes: rs.map((r) => r.processes),
       sumOfPeaksMb: stats(rs.map((r) => r.sumOfPeaksMb)),
       largestPeakMb: stats(rs.map((r) => r.largestPeakMb)),
+      sampledRssMb: stats(rs.map((r) => r.sampledRssMb)),
       sampledPssMb: stats(rs.map((r) => r.sampledPssMb)),
       wallS: stats(rs.map((r) => r.wallS)),
-      lastLine: rs.at(-1)!.lines.at(-1) ?? '',
+      cpuS: stats(rs.map((r) => r.cpuS)),
+      lastLine: verdictOf(rs.at(-1)!.lines),
+      // Each run in the order of the rounds, for paired ratios (round r of one variant against round r of another).
+      perRun: rs.map((r) => ({
+        sumOfPeaksMb: r.sumOfPeaksMb,
+        sampledPssMb: r.sampledPssMb,
+        wallS: r.wallS,
+        cpuS: r.cpuS,
+      })),
+      ...(STAGES ? { stages: stagesOf(rs) } : {}),
     };
     results[name] = summary;
     console.log(
       `${name.padEnd(28)} exits ${summary.exits.join(',')}  peak MB ${f(summary.sumOfPeaksMb)}  ` +
-        `sampled PSS MB ${f(summary.sampledPssMb)}  wall s ${f(summary.wallS, 1)}`,
+        `sampled RSS MB ${f(summary.sampledRssMb)}  sampled PSS MB ${f(summary.sampledPssMb)}  wall s ${f(summary.wallS, 1)}  cpu s ${f(summary.cpuS, 2)}`,
     );
+    for (const [stage, m] of Object.entries(summary.stages ?? {}))
+      console.log(`   ${stage.padEnd(26)} rss MB ${f(m.rssMb)}  peak so far MB ${f(m.peakRssMb)}`);
     if (!summary.lastLine.startsWith('audit: identical')) console.log(`   last line: ${summary.lastLine}`);
+  }
+  // Paired against the first variant: round r of each variant over round r of the first, which ran beside it.
+  const [first, ...others] = chosen;
+  for (const name of others) {
+    const ratio = (key: 'sumOfPeaksMb' | 'cpuS' | 'wallS') =>
+      stats(runs.get(name)!.map((r, i) => r[key] / runs.get(first!)![i]![key]));
+    console.log(
+      `${name} / ${first}, paired by round: peak ${f(ratio('sumOfPeaksMb'), 2)}  cpu ${f(ratio('cpuS'), 2)}  wall ${f(ratio('wallS'), 2)}`,
+    );
   }
   mkdirSync(path.join(projectRoot, 'bench', 'out'), { recursive: true });
   writeFileSync(

@@ -10,6 +10,12 @@
  *   MODE=stream SETTINGS=shared_buffers=1MB node --expose-gc --import tsx bench/audit-open.ts
  *
  * Prints one JSON line per stage: rss, its peak so far (VmHWM), anonymous memory, ArrayBuffers.
+ * Through tsx, every figure carries tsx's ~40 MB; compiled, as the audit's child runs, it does not:
+ *
+ *   npx esbuild bench/audit-open.ts --bundle --platform=node --format=esm --packages=external \
+ *     --outfile=.build/bench/audit-open.mjs     # two folders below the root, as src/cli/main.ts
+ *   MODE=stream SETTINGS=shared_buffers=16MB MALLOC_ARENA_MAX=1 \
+ *     node --expose-gc --no-wasm-dynamic-tiering --no-wasm-tier-up .build/bench/audit-open.mjs
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';

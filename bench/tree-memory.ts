@@ -12,6 +12,8 @@
  * - `sampledRssMb` / `sampledPssMb`: the largest sum over the tree at one sample of RSS, and of PSS
  *   (shared pages divided among the processes sharing them: the memory the tree takes from the
  *   machine). Lower bounds of the true peaks (a peak between two samples is missed).
+ * - `cpuS`: every process's user + system CPU seconds (/proc/PID/stat) at its last sample, added
+ *   up: short by at most one interval's CPU per process.
  *
  * As a command (bench/newcomer.sh): `node --import tsx bench/tree-memory.ts OUT -- COMMAND ARGS...`
  * runs COMMAND with this process's stdio and writes `<wall seconds> <sumOfPeaks kB>` to OUT, as
@@ -22,6 +24,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const INTERVAL_MS = 20;
+/** USER_HZ, the unit of /proc/PID/stat's CPU times: 100 on Linux for x86 and arm. */
+const CLOCK_TICKS = 100;
 
 function read(file: string): string | undefined {
   try {
@@ -54,6 +58,7 @@ export interface TreeRun {
   largestPeakMb: number;
   sampledRssMb: number;
   sampledPssMb: number;
+  cpuS: number;
 }
 
 /** Runs `command args` in `cwd` and measures its tree's memory as described above. */
@@ -78,6 +83,7 @@ export async function runTree(
     });
   }
   const peaks = new Map<number, number>();
+  const cpuTicks = new Map<number, number>();
   let sampledRss = 0;
   let sampledPss = 0;
   const sample = () => {
@@ -87,6 +93,9 @@ export async function runTree(
       const status = read(`/proc/${pid}/status`);
       if (!status || /^State:\s+Z/m.test(status)) continue;
       peaks.set(pid, Math.max(peaks.get(pid) ?? 0, kb(status, 'VmHWM')));
+      // utime and stime: fields 14 and 15 of /proc/PID/stat, counted after the command's `)`.
+      const stat = read(`/proc/${pid}/stat`)?.split(') ')[1]?.split(' ');
+      if (stat) cpuTicks.set(pid, Number(stat[11]) + Number(stat[12]));
       rss += kb(status, 'VmRSS');
       pss += kb(read(`/proc/${pid}/smaps_rollup`), 'Pss');
     }
@@ -107,6 +116,7 @@ export async function runTree(
     largestPeakMb: mb(Math.max(0, ...peaks.values())),
     sampledRssMb: mb(sampledRss),
     sampledPssMb: mb(sampledPss),
+    cpuS: [...cpuTicks.values()].reduce((a, b) => a + b, 0) / CLOCK_TICKS,
   };
 }
 

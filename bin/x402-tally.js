@@ -6,18 +6,22 @@
 // process only waits for it (docs/operations.md, "Audit"; the measurements in docs/benchmarks.md,
 // "Audit memory"). The flags act on the embedded database's WebAssembly, which V8 otherwise
 // compiles a second time, optimised, in background threads (~100 MB more resident memory for a
-// one-shot process), and on glibc's per-thread malloc arenas, which keep what those threads freed.
-// They can only be given when a process starts: V8's flags set later are undefined behaviour, and
-// glibc reads MALLOC_ARENA_MAX once. Every other command, and every test that runs a command in
-// its own process, is unaffected.
+// one-shot process), on glibc's per-thread malloc arenas, which keep what those threads freed, and
+// on V8's heap (`--optimize-for-size`: memory over speed; ~40 MB less resident on the demo, for
+// somewhat more CPU time). They can only be given when a process starts: V8's flags set later are
+// undefined behaviour, and glibc reads MALLOC_ARENA_MAX once. Every other command, and every test
+// that runs a command in its own process, is unaffected.
 import { spawn } from 'node:child_process';
 import { constants } from 'node:os';
 import { fileURLToPath } from 'node:url';
 
 /** Set in the child, so it runs the command instead of starting another child. */
 const AUDIT_CHILD = 'X402_TALLY_AUDIT_CHILD';
-/** No optimising tier for WebAssembly (V8's baseline compiler, Liftoff, only): not testing flags. */
-const AUDIT_NODE_FLAGS = ['--no-wasm-dynamic-tiering', '--no-wasm-tier-up'];
+/**
+ * No optimising tier for WebAssembly (V8's baseline compiler, Liftoff, only), and V8's heap tuned
+ * for memory over speed: production flags, not testing ones (docs/benchmarks.md, "Audit memory").
+ */
+const AUDIT_NODE_FLAGS = ['--no-wasm-dynamic-tiering', '--no-wasm-tier-up', '--optimize-for-size'];
 
 const argv = process.argv.slice(2);
 if (argv.includes('audit') && process.env[AUDIT_CHILD] === undefined) {
