@@ -322,8 +322,8 @@ select x.seller_id,   -- null: the period over every seller (the rollup's total)
 
 -- Cold: every closed hour of every seller of the catalog, in one grouping of the window's
 -- payments (from_window: taken from m_cold_periods), inserted in the primary key's order; and
--- each seller's kept lines from the same rows (a seller with no closed hour keeps the empty
--- text, as a rebuild from no partials gives).
+-- each seller's kept lines from the same rows (a seller with no closed hour has no lines row,
+-- as a rebuild from no partials gives).
 create temp table m_cold_hours on commit drop as
 select seller_id,
        period_start,
@@ -348,16 +348,15 @@ select seller_id, period_start, payments, sha256, (select generation from m_part
   from m_cold_hours
  order by seller_id, period_start;
 
-insert into part_seller_lines (seller_id, lines)
-select c.seller_id,
-       coalesce(string_agg(h.period_start || ':' || h.payments || ':' || encode(h.sha256, 'hex') || E'\n', ''
-                           order by h.period_start), '')
-  from m_catalog_sellers c
-  left join m_cold_hours h using (seller_id)
+-- (by UTC day, migration 0044: a seller without closed hours has no row)
+insert into part_seller_lines (seller_id, day_start, lines)
+select seller_id,
+       period_start - period_start % 86400,
+       string_agg(period_start || ':' || payments || ':' || encode(sha256, 'hex') || E'\n', '' order by period_start)
+  from m_cold_hours
  where (select reset from m_part_old)
-   and c.seller_id is not null
- group by c.seller_id
- order by c.seller_id;
+ group by 1, 2
+ order by 1, 2;
 
 -- Steady: the hours to build beside the live partials.
 -- Build the missing closed periods: all of them for a seller without partials, else those
@@ -466,12 +465,15 @@ union
 select seller_id from m_build_sellers;
 analyze m_digest_touched;
 
--- Each seller's lines (part_seller_lines, migration 0020) follow its live partials. Where hours
--- only left at the window's start (a prefix of its lines: every live hour before w1 is closed)
--- and closed at its end (after every live hour: hi is the old range's end), the text is cut and
--- appended to; anything else (changed facts, a seller new to the partials, a range that went
--- back, a seller whose digest is composed but whose lines are missing) rebuilds it from the live
--- partials. (A cold run built every seller's lines above: nothing is cut, appended or rebuilt.)
+-- Each seller's lines (part_seller_lines, migration 0020) follow its live partials, one row per
+-- UTC day with live hours (migration 0044). Where hours only left at the window's start (a prefix
+-- of its lines, so of each day's: every live hour before w1 is closed) and closed at its end (after
+-- every live hour: hi is the old range's end), the day rows they fall in are cut and appended to
+-- (a day row that a cut empties goes, one for a new day is added); anything else (changed facts, a
+-- seller new to the partials, a range that went back, a seller whose digest is composed but who
+-- has no lines) rebuilds its rows from the live partials. A run that closes an hour so rewrites
+-- the seller's first and last day (~2 KB each), not its whole window (~60 KB). (A cold run built
+-- every seller's lines above: nothing is cut, appended or rebuilt.)
 delete from part_seller_lines where seller_id in (select seller_id from m_gone_sellers);
 
 create temp table m_lines_rebuild on commit drop as
@@ -489,39 +491,58 @@ select t.seller_id
 analyze m_lines_rebuild;
 
 -- (the line of a period: `period_start:payments:sha256\n`, ASCII, so characters are bytes)
+create temp table m_line_days on commit drop as
+select seller_id,
+       hour_start - hour_start % 86400                                                  as day_start,
+       coalesce(sum(length(line)) filter (where not built), 0)::int                   as cut,
+       coalesce(string_agg(line, '' order by hour_start) filter (where built), '')   as appended
+  from (select seller_id, built, hour_start,
+               hour_start || ':' || payments || ':' || encode(sha256, 'hex') || E'\n' as line
+          from m_period_changes) c
+ where seller_id not in (select seller_id from m_lines_rebuild)
+ group by 1, 2;
+analyze m_line_days;
+
+-- (a few thousand day rows by the primary key, not a hash of every seller's lines)
+set local enable_nestloop = on;
 update part_seller_lines l
    set lines = substr(l.lines, 1 + x.cut) || x.appended
-  from (select seller_id,
-               coalesce(sum(length(line)) filter (where not built), 0)::int                   as cut,
-               coalesce(string_agg(line, '' order by hour_start) filter (where built), '')   as appended
-          from (select seller_id, built, hour_start,
-                       hour_start || ':' || payments || ':' || encode(sha256, 'hex') || E'\n' as line
-                  from m_period_changes) c
-         where seller_id not in (select seller_id from m_lines_rebuild)
-         group by seller_id) x
- where l.seller_id = x.seller_id;
+  from m_line_days x
+ where l.seller_id = x.seller_id and l.day_start = x.day_start;
+
+insert into part_seller_lines (seller_id, day_start, lines)
+select x.seller_id, x.day_start, x.appended
+  from m_line_days x
+ where x.appended <> ''
+   and not exists (select 1 from part_seller_lines l where l.seller_id = x.seller_id and l.day_start = x.day_start);
+
+delete from part_seller_lines l
+ using m_line_days x
+ where l.seller_id = x.seller_id and l.day_start = x.day_start and x.cut > 0 and l.lines = '';
 
 -- (the live hours by the primary key's prefix, seller_id)
-insert into part_seller_lines as l (seller_id, lines)
-select r.seller_id,
-       coalesce(string_agg(h.hour_start || ':' || h.payments || ':' || encode(h.sha256, 'hex') || E'\n', ''
-                           order by h.hour_start), '')
+delete from part_seller_lines where seller_id in (select seller_id from m_lines_rebuild);
+insert into part_seller_lines (seller_id, day_start, lines)
+select h.seller_id,
+       h.hour_start - h.hour_start % 86400,
+       string_agg(h.hour_start || ':' || h.payments || ':' || encode(h.sha256, 'hex') || E'\n', '' order by h.hour_start)
   from m_lines_rebuild r
   join m_catalog_sellers c using (seller_id)
-  left join part_seller_hours h on h.seller_id = r.seller_id and h.gen_to is null
+  join part_seller_hours h on h.seller_id = r.seller_id and h.gen_to is null
  where not (select reset from m_part_old)
- group by r.seller_id
-    on conflict (seller_id) do update set lines = excluded.lines;
+ group by 1, 2;
 
--- A seller's evidence digest: its edge period before w1, its lines, its edge period from w2 on.
-set local enable_nestloop = on;
+-- A seller's evidence digest: its edge period before w1, its lines (its day rows in day order),
+-- its edge period from w2 on.
 create temp table m_digests_new on commit drop as
 select t.seller_id,
        encode(sha256(convert_to(coalesce(e.before, '') || coalesce(l.lines, '') || coalesce(e.after, ''), 'UTF8')),
               'hex')                             as digest,
        e.seller_id is not null                  as edge
   from m_digest_touched t
-  left join part_seller_lines l on l.seller_id = t.seller_id
+  left join lateral (select string_agg(d.lines, '' order by d.day_start) as lines
+                       from part_seller_lines d
+                      where d.seller_id = t.seller_id) l on true
   left join (select seller_id,
                     string_agg(line, '' order by period_start) filter (where period_start < w1)  as before,
                     string_agg(line, '' order by period_start) filter (where period_start >= w2) as after
@@ -530,8 +551,7 @@ select t.seller_id,
                        from m_edge_periods) p
               cross join m_part
               group by 1) e on e.seller_id = t.seller_id
- -- (octet_length of a stored text reads its size, not the text)
- where octet_length(l.lines) > 0 or e.seller_id is not null;
+ where l.lines is not null or e.seller_id is not null;
 
 delete from part_seller_digests
  where seller_id in (select seller_id from m_digest_touched)

@@ -431,13 +431,13 @@ export interface AccDayPayersTable {
 }
 export interface AccSellerDaysTable {
   seller_id: number;
-  day_start: bigint;
+  day_start: Int8;
   payments: number;
   revenue: Micro;
   payers: number;
 }
 export interface AccMarketDaysTable {
-  day_start: bigint;
+  day_start: Int8;
   payments: number;
   volume_micro: Micro;
   payers: number;
@@ -494,12 +494,12 @@ export interface GenMarketSummaryTable {
 }
 /** The distinct payers of a cached market day (sql/migrations/0038). */
 export interface AccMarketDayPayersTable {
-  day_start: bigint;
+  day_start: Int8;
   payer_id: number;
 }
 /** The distinct sellers paid of a cached market day (sql/migrations/0038). */
 export interface AccMarketDaySellersTable {
-  day_start: bigint;
+  day_start: Int8;
   seller_id: number;
 }
 /** The market summary's periods of the last run, with the days they covered (sql/migrations/0038). */
@@ -554,9 +554,10 @@ export interface PartSellerDigestsTable {
   digest: string;
   edge: boolean;
 }
-/** A seller's live closed-hour lines in hour order, as one text (sql/migrations/0020, by address id 0028; method 2.0.0). */
+/** A seller's live closed-hour lines of one UTC day, in hour order (sql/migrations/0020, by address id 0028, by day 0044; method 2.0.0). */
 export interface PartSellerLinesTable {
   seller_id: number;
+  day_start: Int8;
   lines: string;
 }
 /** The sellers of a catalog snapshot as the method numbers them (sql/migrations/0022; derived). */

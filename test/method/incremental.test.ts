@@ -415,10 +415,12 @@ describe.each(backends())('incremental generations equal from-scratch ones on $b
       { advance: 3_600, k: 2, pays: [pay('anywhere', 1, 100)], ...quiet },
     ]);
     expect(result).toEqual({ reused: 2, generations: 6 });
-    // (the lines are kept by the seller's address id, migration 0028: its text from addresses)
+    // (the lines are kept by the seller's address id, migration 0028: its text from addresses; one
+    // row per UTC day, migration 0044, read here as the one text the digest hashes)
     const { rows: lines } = await sql<{ seller_address: string; lines: string }>`
-      select '0x' || encode(a.address, 'hex') as seller_address, l.lines
-        from part_seller_lines l join addresses a on a.address_id = l.seller_id`.execute(t.db);
+      select '0x' || encode(a.address, 'hex') as seller_address, string_agg(l.lines, '' order by l.day_start) as lines
+        from part_seller_lines l join addresses a on a.address_id = l.seller_id
+       group by a.address`.execute(t.db);
     const of = (seller: string) =>
       lines
         .find((l) => l.seller_address === seller)
