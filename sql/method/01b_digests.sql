@@ -521,7 +521,9 @@ delete from part_seller_lines l
  where l.seller_id = x.seller_id and l.day_start = x.day_start and x.cut > 0 and l.lines = '';
 
 -- (the live hours by the primary key's prefix, seller_id)
-delete from part_seller_lines where seller_id in (select seller_id from m_lines_rebuild);
+delete from part_seller_lines
+ where seller_id in (select seller_id from m_lines_rebuild)
+   and not (select reset from m_part_old);
 insert into part_seller_lines (seller_id, day_start, lines)
 select h.seller_id,
        h.hour_start - h.hour_start % 86400,
