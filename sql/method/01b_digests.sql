@@ -651,6 +651,9 @@ analyze m_digest_touched;
 -- has no lines) rebuilds its rows from the live partials. A run that closes an hour so rewrites
 -- the seller's first and last day (~2 KB each), not its whole window (~60 KB). (A cold run built
 -- every seller's lines above: nothing is cut, appended or rebuilt.)
+-- (from here to the digests' insert, the few sellers' rows by the primary key's prefix, seller_id,
+-- never a hash of every seller's day rows: up to ~30 a seller)
+set local enable_nestloop = on;
 delete from part_seller_lines where seller_id in (select seller_id from m_gone_sellers);
 
 create temp table m_lines_rebuild on commit drop as
@@ -680,8 +683,7 @@ select seller_id,
  group by 1, 2;
 analyze m_line_days;
 
--- (a few thousand day rows by the primary key, not a hash of every seller's lines)
-set local enable_nestloop = on;
+-- (a few thousand day rows by the primary key)
 update part_seller_lines l
    set lines = substr(l.lines, 1 + x.cut) || x.appended
   from m_line_days x
