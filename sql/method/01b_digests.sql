@@ -338,106 +338,132 @@ select (select min(b.block_id + 0) from blocks b where b.block_timestamp > e.ws 
 -- in a steady run, (1) and (2) above and the changed hours inside [a, b). In the reach (`kept`,
 -- new edge lines): its new parts (f, k, k2; all of it when the kept lines were dropped), save the
 -- sellers new to the catalog and the changed (seller, period), which are read whole (ff, kf; the
--- changed periods by seller and block range).
-create temp table m_read_lines on commit drop as
+-- changed periods by seller and block range). m_line_facts: a catalog seller's payment as of this
+-- run with its evidence line (dropped below: m_payment_facts is dropped by the last step).
+create or replace temp view m_line_facts as
 select c.seller_id,
-       t.block_timestamp,
-       t.kept,
-       (t.evidence_prefix || t.tx_hash || ':' || t.log_index || ':' || t.payer || ':' || t.seller_address || ':'
-          || t.value || E'\n') collate "C" as evidence_line
-  from (select *, false as kept, false as whole from m_payment_facts
-         where (select reset and not from_window from m_part_old)
-           and block_timestamp > (select front_hi from m_edge)
-           and block_timestamp < (select a from m_read)
-        union all
-        select *, false, false from m_payment_facts
-         where (select reset and not from_window from m_part_old)
-           and block_timestamp >= (select greatest(a, b) from m_read)
-           and block_timestamp < (select bk from m_edge)
-           and block_timestamp <= (select as_of_ts from m_gen)
-           and block_timestamp > (select front_hi from m_edge)
-        union all
-        select *, false, false from m_payment_facts
-         where block_id >= (select lo1 from m_read_ids)
-           and block_id <= (select hi1 from m_read_ids)
-           and block_timestamp > (select front_hi from m_edge)
-           and block_timestamp < (select a from m_read)
-        union all
-        select *, false, false from m_payment_facts
-         where block_id >= (select lo2 from m_read_ids)
-           and block_id <= (select hi2 from m_read_ids)
-           and block_timestamp >= (select greatest(a, b) from m_read)
-           and block_timestamp < (select bk from m_edge)
-           and block_timestamp <= (select as_of_ts from m_gen)
-           and block_timestamp > (select front_hi from m_edge)
-        union all
-        select v.*, false, false
-          from m_changed_hours h
-          join m_payment_facts v
-            on v.block_timestamp >= h.period_start
-           and v.block_timestamp < h.period_start + (select p from m_part)
-         where v.block_timestamp >= (select a from m_read)
-           and v.block_timestamp < (select b from m_read)
-           and v.block_timestamp > (select front_hi from m_edge)
-           and v.block_timestamp < (select bk from m_edge)
-        union all
-        select *, true, false from m_payment_facts
-         where block_id >= (select f_lo from m_read_ids)
-           and block_id <= (select f_hi from m_read_ids)
-           and block_timestamp > (select front_lo from m_edge)
-           and block_timestamp <= (select front_hi from m_edge)
-        union all
-        select *, true, false from m_payment_facts
-         where block_id >= (select k_lo from m_read_ids)
-           and block_id <= (select kf_hi from m_read_ids)
-           and block_timestamp >= (select bk from m_edge)
-           and block_timestamp <= (select as_of_ts from m_gen)
-        union all
-        select *, true, false from m_payment_facts
-         where block_id >= (select k2_lo from m_read_ids)
-           and block_id <= (select k2_hi from m_read_ids)
-           and block_timestamp > (select edge_ats from m_edge)
-           and block_timestamp >= (select bk from m_edge)
-           and block_timestamp <= (select as_of_ts from m_gen)
-        union all
-        select v.*, true, true
-          from m_edge_stale s
-          join m_payment_facts v
-            on v.seller_id = s.seller_id
-           and v.block_id >= s.lo_id
-           and v.block_id <= s.hi_id
-         where v.block_timestamp >= s.period_start
-           and v.block_timestamp < s.period_start + (select p from m_part)
-           and (v.block_timestamp <= (select front_hi from m_edge) or v.block_timestamp >= (select bk from m_edge))
-        union all
-        select v.*, true, true
-          from m_build_sellers s
-          join m_payment_facts v
-            on v.seller_id = s.seller_id
-           and v.block_id >= (select ff_lo from m_read_ids)
-           and v.block_id <= (select ff_hi from m_read_ids)
-         where (select valid from m_edge)
-           and v.block_timestamp <= (select front_hi from m_edge)
-        union all
-        select v.*, true, true
-          from m_build_sellers s
-          join m_payment_facts v
-            on v.seller_id = s.seller_id
-           and v.block_id >= (select kf_lo from m_read_ids)
-           and v.block_id <= (select kf_hi from m_read_ids)
-         where (select valid from m_edge)
-           and v.block_timestamp >= (select bk from m_edge)
-           and v.block_timestamp <= (select as_of_ts from m_gen)) t
-  join m_catalog_sellers c on c.seller_id = t.seller_id
+       v.block_id,
+       v.block_timestamp,
+       (v.evidence_prefix || v.tx_hash || ':' || v.log_index || ':' || v.payer || ':' || v.seller_address || ':'
+          || v.value || E'\n') collate "C" as evidence_line,
+       -- (a new part of the reach read for every seller: not the sellers and periods read whole)
+       not (e.valid and (v.seller_id in (select seller_id from m_build_sellers)
+                         or (v.seller_id, v.block_timestamp - v.block_timestamp % e.p)
+                              in (select seller_id, period_start from m_edge_stale))) as new_part
+  from m_payment_facts v
+  join m_catalog_sellers c on c.seller_id = v.seller_id
  cross join m_part mp
- where t.block_number <= (select as_of_block from m_gen)
-   and t.block_timestamp > (select window_start_ts from m_gen)
-   and visible_at(t.added_seq, t.removed_seq, mp.run_seq)
-   -- (the new parts of the reach: not the payments read whole)
-   and (t.whole or not t.kept or not (select valid from m_edge)
-        or not (t.seller_id in (select seller_id from m_build_sellers)
-                or (t.seller_id, t.block_timestamp - t.block_timestamp % mp.p)
-                     in (select seller_id, period_start from m_edge_stale)));
+ cross join m_edge e
+ where v.block_number <= e.ab
+   and v.block_timestamp > e.ws
+   and visible_at(v.added_seq, v.removed_seq, mp.run_seq);
+
+-- Every run: the reach's front minutes and its end's new blocks (two index ranges: planning the
+-- view over every partition of the fact tables is a good part of this statement's cost, so the
+-- reads a steady run seldom needs are a statement of their own, below, planned only when needed).
+create temp table m_read_lines on commit drop as
+select seller_id, block_timestamp, true as kept, evidence_line
+  from m_line_facts
+ where block_id >= (select f_lo from m_read_ids)
+   and block_id <= (select f_hi from m_read_ids)
+   and block_timestamp > (select front_lo from m_edge)
+   and block_timestamp <= (select front_hi from m_edge)
+   and new_part
+union all
+select seller_id, block_timestamp, true, evidence_line
+  from m_line_facts
+ where block_id >= (select k_lo from m_read_ids)
+   and block_id <= (select kf_hi from m_read_ids)
+   and block_timestamp >= (select bk from m_edge)
+   and block_timestamp <= (select ats from m_edge)
+   and new_part;
+
+-- The rest, when there is any: after a reset, a window that went back, changed hours, changed
+-- (seller, period) of the reach, sellers new to the catalog, an as-of time past its block's.
+-- (one line for bench/method.ts SPLIT_STEPS: no statement inside ends a line)
+do $$ begin if (select o.reset or not e.valid or i.lo1 is not null or i.lo2 is not null or i.k2_lo is not null
+                       or exists (select 1 from m_build_sellers) or exists (select 1 from m_edge_stale)
+                       or exists (select 1 from m_changed_hours h where h.period_start + e.p > r.a and h.period_start < r.b)
+                  from m_part_old o cross join m_edge e cross join m_read_ids i cross join m_read r) then
+insert into m_read_lines
+select seller_id, block_timestamp, false, evidence_line
+  from m_line_facts
+ where (select reset and not from_window from m_part_old)
+   and block_timestamp > (select front_hi from m_edge)
+   and block_timestamp < (select a from m_read)
+union all
+select seller_id, block_timestamp, false, evidence_line
+  from m_line_facts
+ where (select reset and not from_window from m_part_old)
+   and block_timestamp >= (select greatest(a, b) from m_read)
+   and block_timestamp < (select bk from m_edge)
+   and block_timestamp <= (select ats from m_edge)
+   and block_timestamp > (select front_hi from m_edge)
+union all
+select seller_id, block_timestamp, false, evidence_line
+  from m_line_facts
+ where block_id >= (select lo1 from m_read_ids)
+   and block_id <= (select hi1 from m_read_ids)
+   and block_timestamp > (select front_hi from m_edge)
+   and block_timestamp < (select a from m_read)
+union all
+select seller_id, block_timestamp, false, evidence_line
+  from m_line_facts
+ where block_id >= (select lo2 from m_read_ids)
+   and block_id <= (select hi2 from m_read_ids)
+   and block_timestamp >= (select greatest(a, b) from m_read)
+   and block_timestamp < (select bk from m_edge)
+   and block_timestamp <= (select ats from m_edge)
+   and block_timestamp > (select front_hi from m_edge)
+union all
+select v.seller_id, v.block_timestamp, false, v.evidence_line
+  from m_changed_hours h
+  join m_line_facts v
+    on v.block_timestamp >= h.period_start
+   and v.block_timestamp < h.period_start + (select p from m_part)
+ where v.block_timestamp >= (select a from m_read)
+   and v.block_timestamp < (select b from m_read)
+   and v.block_timestamp > (select front_hi from m_edge)
+   and v.block_timestamp < (select bk from m_edge)
+union all
+select seller_id, block_timestamp, true, evidence_line
+  from m_line_facts
+ where block_id >= (select k2_lo from m_read_ids)
+   and block_id <= (select k2_hi from m_read_ids)
+   and block_timestamp > (select edge_ats from m_edge)
+   and block_timestamp >= (select bk from m_edge)
+   and block_timestamp <= (select ats from m_edge)
+   and new_part
+union all
+select v.seller_id, v.block_timestamp, true, v.evidence_line
+  from m_edge_stale s
+  join m_line_facts v
+    on v.seller_id = s.seller_id
+   and v.block_id >= s.lo_id
+   and v.block_id <= s.hi_id
+ where v.block_timestamp >= s.period_start
+   and v.block_timestamp < s.period_start + (select p from m_part)
+   and (v.block_timestamp <= (select front_hi from m_edge) or v.block_timestamp >= (select bk from m_edge))
+union all
+select v.seller_id, v.block_timestamp, true, v.evidence_line
+  from m_build_sellers s
+  join m_line_facts v
+    on v.seller_id = s.seller_id
+   and v.block_id >= (select ff_lo from m_read_ids)
+   and v.block_id <= (select ff_hi from m_read_ids)
+ where (select valid from m_edge)
+   and v.block_timestamp <= (select front_hi from m_edge)
+union all
+select v.seller_id, v.block_timestamp, true, v.evidence_line
+  from m_build_sellers s
+  join m_line_facts v
+    on v.seller_id = s.seller_id
+   and v.block_id >= (select kf_lo from m_read_ids)
+   and v.block_id <= (select kf_hi from m_read_ids)
+ where (select valid from m_edge)
+   and v.block_timestamp >= (select bk from m_edge)
+   and v.block_timestamp <= (select ats from m_edge); end if; end $$;
+drop view m_line_facts;
 
 insert into part_edge_lines (seller_id, block_timestamp, evidence_line)
 select seller_id, block_timestamp, evidence_line
