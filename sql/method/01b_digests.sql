@@ -379,10 +379,10 @@ select seller_id, block_timestamp, true, evidence_line
    and new_part;
 
 -- The rest, when there is any: after a reset, a window that went back, changed hours, changed
--- (seller, period) of the reach, sellers new to the catalog, an as-of time past its block's.
+-- (seller, period) of the reach, an as-of time past its block's.
 -- (one line for bench/method.ts SPLIT_STEPS: no statement inside ends a line)
 do $$ begin if (select o.reset or not e.valid or i.lo1 is not null or i.lo2 is not null or i.k2_lo is not null
-                       or exists (select 1 from m_build_sellers) or exists (select 1 from m_edge_stale)
+                       or exists (select 1 from m_edge_stale)
                        or exists (select 1 from m_changed_hours h where h.period_start + e.p > r.a and h.period_start < r.b)
                   from m_part_old o cross join m_edge e cross join m_read_ids i cross join m_read r) then
 insert into m_read_lines
@@ -443,26 +443,20 @@ select v.seller_id, v.block_timestamp, true, v.evidence_line
    and v.block_id <= s.hi_id
  where v.block_timestamp >= s.period_start
    and v.block_timestamp < s.period_start + (select p from m_part)
-   and (v.block_timestamp <= (select front_hi from m_edge) or v.block_timestamp >= (select bk from m_edge))
-union all
+   and (v.block_timestamp <= (select front_hi from m_edge) or v.block_timestamp >= (select bk from m_edge)); end if; end $$;
+
+-- The sellers new to the catalog (or paid for the first time: a few a run), read whole in the
+-- reach, by seller and the block range from the reach's front to its end.
+do $$ begin if (select valid from m_edge) and exists (select 1 from m_build_sellers) then
+insert into m_read_lines
 select v.seller_id, v.block_timestamp, true, v.evidence_line
   from m_build_sellers s
   join m_line_facts v
     on v.seller_id = s.seller_id
-   and v.block_id >= (select ff_lo from m_read_ids)
-   and v.block_id <= (select ff_hi from m_read_ids)
- where (select valid from m_edge)
-   and v.block_timestamp <= (select front_hi from m_edge)
-union all
-select v.seller_id, v.block_timestamp, true, v.evidence_line
-  from m_build_sellers s
-  join m_line_facts v
-    on v.seller_id = s.seller_id
-   and v.block_id >= (select kf_lo from m_read_ids)
-   and v.block_id <= (select kf_hi from m_read_ids)
- where (select valid from m_edge)
-   and v.block_timestamp >= (select bk from m_edge)
-   and v.block_timestamp <= (select ats from m_edge); end if; end $$;
+   and v.block_id >= (select coalesce(ff_lo, kf_lo) from m_read_ids)
+   and v.block_id <= (select coalesce(kf_hi, ff_hi) from m_read_ids)
+ where v.block_timestamp <= (select front_hi from m_edge)
+    or (v.block_timestamp >= (select bk from m_edge) and v.block_timestamp <= (select ats from m_edge)); end if; end $$;
 drop view m_line_facts;
 
 insert into part_edge_lines (seller_id, block_timestamp, evidence_line)
