@@ -38,6 +38,7 @@ export const ADDRESS_REFS: readonly AddressRef[] = [
   { table: 'part_sellers', column: 'seller_id' },
   { table: 'part_seller_digests', column: 'seller_id' },
   { table: 'part_seller_lines', column: 'seller_id' },
+  { table: 'part_edge_lines', column: 'seller_id' },
   // the versioned rows that retained generations read (migration 0033)
   { table: 'part_seller_hours', column: 'seller_id' },
   { table: 'seller_daily_rows', column: 'seller_id' },

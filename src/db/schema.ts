@@ -5,6 +5,8 @@ import type { ColumnType, Generated } from 'kysely';
  * numeric -> bigint, int4/int2 -> number, timestamptz -> Date, jsonb -> parsed JSON, text[] -> string[].
  */
 type Int8 = ColumnType<bigint, bigint | number | string, bigint | number | string>;
+/** A nullable int8 that an insert may leave out (null). */
+type NullInt8 = ColumnType<bigint | null, bigint | number | string | null | undefined, bigint | number | string | null>;
 type Micro = ColumnType<bigint, bigint | string, bigint | string>;
 type Timestamp = ColumnType<Date, Date | string, Date | string>;
 
@@ -343,6 +345,16 @@ export interface PartStateTable {
   sellers_key: string;
   /** `eip3009` (1.x, 2.x) or `all_classes` (3.0.0): the payments the partials hold (migration 0031). */
   payment_set: ColumnType<string, string | undefined, string>;
+  /** What part_edge_lines is exact for (migration 0044); null: nothing kept. */
+  edge_window_start_ts: NullInt8;
+  edge_as_of_block: NullInt8;
+  edge_as_of_ts: NullInt8;
+}
+/** The evidence lines of the payments in the edge periods' reach (sql/migrations/0044; method 2.0.0 work state). */
+export interface PartEdgeLinesTable {
+  seller_id: number;
+  block_timestamp: Int8;
+  evidence_line: string;
 }
 /** Method 2.0.0 work state, keyed by address id (sql/migrations/0028). */
 export interface PartSellersTable {
@@ -431,13 +443,13 @@ export interface AccDayPayersTable {
 }
 export interface AccSellerDaysTable {
   seller_id: number;
-  day_start: bigint;
+  day_start: Int8;
   payments: number;
   revenue: Micro;
   payers: number;
 }
 export interface AccMarketDaysTable {
-  day_start: bigint;
+  day_start: Int8;
   payments: number;
   volume_micro: Micro;
   payers: number;
@@ -494,12 +506,12 @@ export interface GenMarketSummaryTable {
 }
 /** The distinct payers of a cached market day (sql/migrations/0038). */
 export interface AccMarketDayPayersTable {
-  day_start: bigint;
+  day_start: Int8;
   payer_id: number;
 }
 /** The distinct sellers paid of a cached market day (sql/migrations/0038). */
 export interface AccMarketDaySellersTable {
-  day_start: bigint;
+  day_start: Int8;
   seller_id: number;
 }
 /** The market summary's periods of the last run, with the days they covered (sql/migrations/0038). */
@@ -554,9 +566,10 @@ export interface PartSellerDigestsTable {
   digest: string;
   edge: boolean;
 }
-/** A seller's live closed-hour lines in hour order, as one text (sql/migrations/0020, by address id 0028; method 2.0.0). */
+/** A seller's live closed-hour lines of one UTC day, in hour order (sql/migrations/0020, by address id 0028, by day 0044; method 2.0.0). */
 export interface PartSellerLinesTable {
   seller_id: number;
+  day_start: Int8;
   lines: string;
 }
 /** The sellers of a catalog snapshot as the method numbers them (sql/migrations/0022; derived). */
@@ -660,6 +673,7 @@ export interface Schema {
   gen_listings_fixed: GenListingsTable;
   part_seller_digests: PartSellerDigestsTable;
   part_seller_lines: PartSellerLinesTable;
+  part_edge_lines: PartEdgeLinesTable;
   catalog_snapshot_sellers: CatalogSnapshotSellersTable;
   bundle_files: BundleFilesTable;
   x402_infrastructure: X402InfrastructureTable;

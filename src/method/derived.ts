@@ -38,6 +38,7 @@ export const DERIVED_TABLES = [
   'part_sellers',
   'part_seller_digests',
   'part_seller_lines',
+  'part_edge_lines',
   'part_seller_hours',
   'part_hours',
   // the daily rows shared between generations (step 6)

@@ -71,8 +71,13 @@ const stepArb: fc.Arbitrary<Step> = fc.record({
   kill: sometimes(fc.constantFrom('inputs', 'digests', 'sellers', 'market_daily'), 1, 5),
 });
 
-/** Accumulators compared row for row (the top payer's sum reaches a published row only through a threshold). */
-const ACCUMULATORS = ['acc_sellers', 'acc_payers', 'acc_day_payers'] as const;
+/**
+ * Derived rows compared row for row: accumulators (the top payer's sum reaches a published row only
+ * through a threshold), and the digests' kept lines (migration 0044: the sellers' day rows, cut and
+ * appended to, and the edge lines, moved with the window) with those a computation from nothing
+ * reads whole.
+ */
+const ACCUMULATORS = ['acc_sellers', 'acc_payers', 'acc_day_payers', 'part_seller_lines', 'part_edge_lines'] as const;
 const sortedRows = (rows: unknown[]) =>
   rows.map((r) => JSON.stringify(r, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v))).sort();
 
@@ -100,6 +105,33 @@ async function fromScratch(t: TestDatabase, incremental: number, compute: () => 
         .values(saved[i] as never)
         .execute();
   return [...rows, accumulators] as const;
+}
+
+/** Each seller's kept lines (part_seller_lines: one row per seller and UTC day, migration 0044), as sorted strings. */
+async function keptLines(t: TestDatabase) {
+  const rows = await t.db.selectFrom('part_seller_lines').selectAll().execute();
+  return rows.map((r) => `${r.seller_id} ${r.day_start} ${r.lines}`).sort();
+}
+
+/**
+ * The same rows made here from the live hour partials, independently of the step's cut and
+ * append: per seller and UTC day, `hour_start:payments:sha256\n` of each live hour in hour order.
+ */
+async function linesOfLiveHours(t: TestDatabase) {
+  const hours = await t.db
+    .selectFrom('part_seller_hours')
+    .selectAll()
+    .where('gen_to', 'is', null)
+    .orderBy('seller_id')
+    .orderBy('hour_start')
+    .execute();
+  const days = new Map<string, string>();
+  for (const h of hours) {
+    const hour = BigInt(h.hour_start);
+    const key = `${h.seller_id} ${hour - (hour % 86_400n)}`;
+    days.set(key, `${days.get(key) ?? ''}${hour}:${h.payments}:${Buffer.from(h.sha256).toString('hex')}\n`);
+  }
+  return [...days].map(([key, lines]) => `${key} ${lines}`).sort();
 }
 
 async function runHistory(t: TestDatabase, steps: Step[]) {
@@ -211,6 +243,8 @@ async function runHistory(t: TestDatabase, steps: Step[]) {
     const before = await t.db.selectFrom('part_state').select('checked_seq').executeTakeFirst();
     if (before) reused++;
     const incremental = await compute();
+    // the kept lines are exactly the live hours' (cut, appended to or rebuilt, day row by day row)
+    expect(await keptLines(t), `run ${seq}`).toEqual(await linesOfLiveHours(t));
     const [a, b, accumulators] = await fromScratch(t, incremental, () => compute());
     expect(compareGenerationRows(a, b).map(formatDifference), `run ${seq}`).toEqual([]);
     // (top_sum among them: a steady run looks a top payer up only when one with the top sum fell)
@@ -415,10 +449,12 @@ describe.each(backends())('incremental generations equal from-scratch ones on $b
       { advance: 3_600, k: 2, pays: [pay('anywhere', 1, 100)], ...quiet },
     ]);
     expect(result).toEqual({ reused: 2, generations: 6 });
-    // (the lines are kept by the seller's address id, migration 0028: its text from addresses)
+    // (the lines are kept by the seller's address id, migration 0028: its text from addresses; one
+    // row per UTC day, migration 0044, read here as the one text the digest hashes)
     const { rows: lines } = await sql<{ seller_address: string; lines: string }>`
-      select '0x' || encode(a.address, 'hex') as seller_address, l.lines
-        from part_seller_lines l join addresses a on a.address_id = l.seller_id`.execute(t.db);
+      select '0x' || encode(a.address, 'hex') as seller_address, string_agg(l.lines, '' order by l.day_start) as lines
+        from part_seller_lines l join addresses a on a.address_id = l.seller_id
+       group by a.address`.execute(t.db);
     const of = (seller: string) =>
       lines
         .find((l) => l.seller_address === seller)
