@@ -256,6 +256,12 @@ select b.block_id
 
 analyze m_delta_blocks;
 
+-- (by index probes only: the planner expected ~350 payments a changed block version and hashed
+-- every row of `addresses` twice for the view's texts, which this statement never reads, and every
+-- catalog seller for the filter: 1.3 of 1.6 s of a steady run at 1M payments for 690 rows. The
+-- sellers in both catalogs are those of acc_sellers, by its primary key, but the removed ones.)
+set local enable_hashjoin = off;
+set local enable_mergejoin = off;
 insert into m_delta
 select *
   from (select t.seller_id,
@@ -273,9 +279,11 @@ select *
           from m_delta_blocks d
           join m_payment_facts t on t.block_id = d.block_id
          cross join m_acc a
-         where t.seller_id in (select seller_id from m_catalog_sellers)
-           and t.seller_id not in (select seller_id from m_added_sellers)) d
+         where exists (select 1 from acc_sellers s where s.seller_id = t.seller_id)
+           and t.seller_id not in (select seller_id from m_removed_sellers)) d
  where sign <> 0;
+set local enable_hashjoin = on;
+set local enable_mergejoin = on;
 
 -- Sellers new to the catalog (a few in a steady run: newly listed, or paid for the first time):
 -- every payment in the new window. Their payments are found by seller (transfers_to) and their
@@ -459,6 +467,9 @@ analyze m_touched;
 -- key order from m0 and stops there: a few rows, as many as the run moves ranks at most, not the
 -- seller's distinct values (192,807 for the 40% seller at 50M payments). Where the state is null
 -- (after migration 0046, a cold run, a seller new to the catalog) the whole histogram is summed.
+-- (bitmap scans off: with one the walk read and sorted every acc_values row of the seller from m0
+-- up, as the whole histogram before it; an index scan gives them in order and stops at the median)
+set local enable_bitmapscan = off;
 insert into acc_sellers as a (seller_id, payments, revenue, payers, top_sum, median,
                               first_ts, last_ts, first_block, last_block, request_payments, below_median)
 select t.seller_id,
@@ -516,7 +527,9 @@ select t.seller_id,
                        limit 1)) m on true
   -- (a leaving seller's first and last payment: by its id and a block-id range, so the
   -- index transfers_to (to_id, block_id) gives them in chain order and the scan stops at the
-  -- first visible one; block_id = block_number * 2^20 + version, migration 0023)
+  -- first visible one; block_id = block_number * 2^20 + version, migration 0023. The conditions
+  -- on t inside, not in `on`: a gate, so the other sellers probe no partition: in `on` the
+  -- lookups ran for every touched seller, then were filtered, 0.3 of 1.4 s at 1M payments)
   left join lateral (select x.block_timestamp, x.block_number
                        from m_payment_facts x
                       where x.seller_id = t.seller_id
@@ -524,8 +537,9 @@ select t.seller_id,
                         and x.block_id < (select b1 + 1 from m_acc) * 1048576
                         and x.block_timestamp > (select ws1 from m_acc)
                         and visible_at(x.added_seq, x.removed_seq, w.s1)
+                        and t.payments > 0 and t.leaving
                       order by x.block_id
-                      limit 1) f on t.payments > 0 and t.leaving
+                      limit 1) f on true
   left join lateral (select x.block_timestamp, x.block_number
                        from m_payment_facts x
                       where x.seller_id = t.seller_id
@@ -533,13 +547,15 @@ select t.seller_id,
                         and x.block_id < (select b1 + 1 from m_acc) * 1048576
                         and x.block_timestamp > (select ws1 from m_acc)
                         and visible_at(x.added_seq, x.removed_seq, w.s1)
+                        and t.payments > 0 and t.lost_inside
                       order by x.block_id desc
-                      limit 1) l on t.payments > 0 and t.lost_inside
+                      limit 1) l on true
     on conflict (seller_id) do update
    set payments = excluded.payments, revenue = excluded.revenue, payers = excluded.payers,
        top_sum = excluded.top_sum, median = excluded.median, first_ts = excluded.first_ts,
        last_ts = excluded.last_ts, first_block = excluded.first_block, last_block = excluded.last_block,
        request_payments = excluded.request_payments, below_median = excluded.below_median;
+set local enable_bitmapscan = on;
 
 delete from acc_values where seller_id in (select seller_id from m_removed_sellers);
 delete from acc_payers where seller_id in (select seller_id from m_removed_sellers);
