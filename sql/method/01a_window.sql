@@ -256,6 +256,12 @@ select b.block_id
 
 analyze m_delta_blocks;
 
+-- (by index probes only: the planner expected ~350 payments a changed block version and hashed
+-- every row of `addresses` twice for the view's texts, which this statement never reads, and every
+-- catalog seller for the filter: 1.3 of 1.6 s of a steady run at 1M payments for 690 rows. The
+-- sellers in both catalogs are those of acc_sellers, by its primary key, but the removed ones.)
+set local enable_hashjoin = off;
+set local enable_mergejoin = off;
 insert into m_delta
 select *
   from (select t.seller_id,
@@ -273,9 +279,11 @@ select *
           from m_delta_blocks d
           join m_payment_facts t on t.block_id = d.block_id
          cross join m_acc a
-         where t.seller_id in (select seller_id from m_catalog_sellers)
-           and t.seller_id not in (select seller_id from m_added_sellers)) d
+         where exists (select 1 from acc_sellers s where s.seller_id = t.seller_id)
+           and t.seller_id not in (select seller_id from m_removed_sellers)) d
  where sign <> 0;
+set local enable_hashjoin = on;
+set local enable_mergejoin = on;
 
 -- Sellers new to the catalog (a few in a steady run: newly listed, or paid for the first time):
 -- every payment in the new window. Their payments are found by seller (transfers_to) and their
@@ -450,8 +458,20 @@ select k.seller_id,
 
 analyze m_touched;
 
+-- The lower median (the smallest value whose cumulative count reaches half the per-request
+-- payments: all of them but 3.0.0's claims, the histogram's own count) moves from the old one by the
+-- run's change (migration 0046): with the histogram's new count R and the new count of values below
+-- the old median m0 (the stored ones plus this run's signs), it is at or above m0 when
+-- 2 x below < R (the first value from m0 up whose cumulative count reaches R / 2), else below m0
+-- (the first value from m0 down with 2 x its own below-count < R). Either walk reads acc_values in
+-- key order from m0 and stops there: a few rows, as many as the run moves ranks at most, not the
+-- seller's distinct values (192,807 for the 40% seller at 50M payments). Where the state is null
+-- (after migration 0046, a cold run, a seller new to the catalog) the whole histogram is summed.
+-- (bitmap scans off: with one the walk read and sorted every acc_values row of the seller from m0
+-- up, as the whole histogram before it; an index scan gives them in order and stops at the median)
+set local enable_bitmapscan = off;
 insert into acc_sellers as a (seller_id, payments, revenue, payers, top_sum, median,
-                              first_ts, last_ts, first_block, last_block)
+                              first_ts, last_ts, first_block, last_block, request_payments, below_median)
 select t.seller_id,
        t.payments,
        t.revenue,
@@ -459,22 +479,57 @@ select t.seller_id,
        case when t.top_lost
             then coalesce((select max(p.total) from acc_payers p where p.seller_id = t.seller_id), 0)
             else t.top_sum end,
-       -- lower median: the smallest value whose cumulative count reaches half the per-request
-       -- payments (all of them but 3.0.0's claims: the histogram's own count)
-       (select min(h.value)
-          from (select v.value, sum(v.n) over (order by v.value) as cum, sum(v.n) over () as requests
-                  from acc_values v
-                 where v.seller_id = t.seller_id) h
-         where 2 * h.cum >= h.requests),
+       m.value,
        case when t.payments = 0 then null when t.leaving then f.block_timestamp else t.first_ts end,
        case when t.payments = 0 then null when t.lost_inside then l.block_timestamp else t.last_ts end,
        case when t.payments = 0 then null when t.leaving then f.block_number else t.first_block end,
-       case when t.payments = 0 then null when t.lost_inside then l.block_number else t.last_block end
+       case when t.payments = 0 then null when t.lost_inside then l.block_number else t.last_block end,
+       coalesce(o.requests, m.requests, 0),
+       coalesce(m.below, 0)
   from m_touched t
  cross join m_acc w
+  -- (the stored state moved by the run's signs; no row, so nulls, for a seller new to acc_sellers)
+  left join (select s.seller_id, s.median as m0,
+                    s.request_payments + coalesce(sum(x.sign) filter (where x.class <> 4), 0) as requests,
+                    s.below_median
+                      + coalesce(sum(x.sign) filter (where x.class <> 4 and x.value < s.median), 0) as below
+               from acc_sellers s
+               join m_delta x on x.seller_id = s.seller_id
+              group by s.seller_id) o on o.seller_id = t.seller_id
+  -- (three exclusive cases, each gated on the stored state: whole, up from m0, down from m0)
+  left join lateral ((select h.value, h.cum - h.n as below, h.requests
+                        from (select v.value, v.n, sum(v.n) over (order by v.value rows unbounded preceding) as cum,
+                                     sum(v.n) over () as requests
+                                from acc_values v
+                               where o.requests is null and v.seller_id = t.seller_id) h
+                       where 2 * h.cum >= h.requests
+                       order by h.value
+                       limit 1)
+                     union all
+                     (select h.value, h.cum - h.n, o.requests
+                        from (select v.value, v.n,
+                                     o.below + sum(v.n) over (order by v.value rows unbounded preceding) as cum
+                                from acc_values v
+                               where o.requests > 0 and 2 * o.below < o.requests
+                                 and v.seller_id = t.seller_id and v.value >= coalesce(o.m0, -1)) h
+                       where 2 * h.cum >= o.requests
+                       order by h.value
+                       limit 1)
+                     union all
+                     (select h.value, h.below, o.requests
+                        from (select v.value,
+                                     o.below - sum(v.n) over (order by v.value desc rows unbounded preceding) as below
+                                from acc_values v
+                               where o.requests > 0 and 2 * o.below >= o.requests
+                                 and v.seller_id = t.seller_id and v.value < o.m0) h
+                       where 2 * h.below < o.requests
+                       order by h.value desc
+                       limit 1)) m on true
   -- (a leaving seller's first and last payment: by its id and a block-id range, so the
   -- index transfers_to (to_id, block_id) gives them in chain order and the scan stops at the
-  -- first visible one; block_id = block_number * 2^20 + version, migration 0023)
+  -- first visible one; block_id = block_number * 2^20 + version, migration 0023. The conditions
+  -- on t inside, not in `on`: a gate, so the other sellers probe no partition: in `on` the
+  -- lookups ran for every touched seller, then were filtered, 0.3 of 1.4 s at 1M payments)
   left join lateral (select x.block_timestamp, x.block_number
                        from m_payment_facts x
                       where x.seller_id = t.seller_id
@@ -482,8 +537,9 @@ select t.seller_id,
                         and x.block_id < (select b1 + 1 from m_acc) * 1048576
                         and x.block_timestamp > (select ws1 from m_acc)
                         and visible_at(x.added_seq, x.removed_seq, w.s1)
+                        and t.payments > 0 and t.leaving
                       order by x.block_id
-                      limit 1) f on t.payments > 0 and t.leaving
+                      limit 1) f on true
   left join lateral (select x.block_timestamp, x.block_number
                        from m_payment_facts x
                       where x.seller_id = t.seller_id
@@ -491,12 +547,15 @@ select t.seller_id,
                         and x.block_id < (select b1 + 1 from m_acc) * 1048576
                         and x.block_timestamp > (select ws1 from m_acc)
                         and visible_at(x.added_seq, x.removed_seq, w.s1)
+                        and t.payments > 0 and t.lost_inside
                       order by x.block_id desc
-                      limit 1) l on t.payments > 0 and t.lost_inside
+                      limit 1) l on true
     on conflict (seller_id) do update
    set payments = excluded.payments, revenue = excluded.revenue, payers = excluded.payers,
        top_sum = excluded.top_sum, median = excluded.median, first_ts = excluded.first_ts,
-       last_ts = excluded.last_ts, first_block = excluded.first_block, last_block = excluded.last_block;
+       last_ts = excluded.last_ts, first_block = excluded.first_block, last_block = excluded.last_block,
+       request_payments = excluded.request_payments, below_median = excluded.below_median;
+set local enable_bitmapscan = on;
 
 delete from acc_values where seller_id in (select seller_id from m_removed_sellers);
 delete from acc_payers where seller_id in (select seller_id from m_removed_sellers);

@@ -422,6 +422,9 @@ export interface AccSellersTable {
   same_operator_payments: number | null;
   same_operator_revenue: Micro | null;
   same_operator_payers: number | null;
+  /** The lower median's state (migration 0046): the histogram's count and its count below the median; null until a steady run fills them. */
+  request_payments: bigint | null;
+  below_median: bigint | null;
 }
 export interface AccValuesTable {
   seller_id: number;

@@ -51,10 +51,10 @@ describe.each(backends())('migration 0041, leaner work state, on $backend', ({ b
     database = await freshDatabase(backend, { migrate: false });
     const { db } = database;
     await migrate(db, BEFORE_0041);
-    // Today's method SQL also needs migration 0042's acc_sellers columns (independent of 0041):
-    // added for the first run, dropped again below, so that 0041 and 0042 then find the layout
-    // the code before them left.
-    await sql.raw(ALL.find((m) => m.version === 42)!.sql).execute(db);
+    // Today's method SQL also needs migrations 0042's and 0046's acc_sellers columns (independent
+    // of 0041): added for the first run, dropped again below, so that 0041, 0042 and 0046 then
+    // find the layout the code before them left.
+    for (const version of [42, 46]) await sql.raw(ALL.find((m) => m.version === version)!.sql).execute(db);
     const { snapshotId } = await loadFixture3(db);
     await sql`insert into seller_outgoing_coverage (seller_address, from_block, from_ts, to_block)
               select seller_address, from_block, from_ts, to_block from seller_coverage`.execute(db);
@@ -79,7 +79,8 @@ describe.each(backends())('migration 0041, leaner work state, on $backend', ({ b
                 drop column external_payments, drop column external_revenue, drop column external_payers,
                 drop column seller_funded_payments, drop column seller_funded_revenue,
                 drop column seller_funded_payers, drop column same_operator_payments,
-                drop column same_operator_revenue, drop column same_operator_payers`.execute(db);
+                drop column same_operator_revenue, drop column same_operator_payers,
+                drop column request_payments, drop column below_median`.execute(db);
 
     expect(await migrate(db)).toEqual(ALL.filter((m) => m.version >= 41).map((m) => m.version));
 
