@@ -51,10 +51,14 @@ describe.each(backends())('migration 0041, leaner work state, on $backend', ({ b
     database = await freshDatabase(backend, { migrate: false });
     const { db } = database;
     await migrate(db, BEFORE_0041);
-    // Today's method SQL also needs migrations 0042's and 0046's acc_sellers columns (independent
-    // of 0041): added for the first run, dropped again below, so that 0041, 0042 and 0046 then
-    // find the layout the code before them left.
-    for (const version of [42, 46]) await sql.raw(ALL.find((m) => m.version === version)!.sql).execute(db);
+    // Today's method SQL needs the layout of the migrations after 0041 (0042's and 0046's
+    // acc_sellers columns, 0044's line days, ...), none of which depends on 0041: they are applied
+    // first, out of order, so that migrate() below applies 0041 alone to the state the code before
+    // it left. (A later migration that does depend on 0041 makes this test fail.)
+    await migrate(
+      db,
+      ALL.filter((m) => m.version > 41),
+    );
     const { snapshotId } = await loadFixture3(db);
     await sql`insert into seller_outgoing_coverage (seller_address, from_block, from_ts, to_block)
               select seller_address, from_block, from_ts, to_block from seller_coverage`.execute(db);
@@ -74,15 +78,8 @@ describe.each(backends())('migration 0041, leaner work state, on $backend', ({ b
       select count(*)::int4 as n from acc_reason_payers where reason = 0`.execute(db);
     expect(external[0]!.n).toBe(8 + 2 + 4);
     const before = await keptRows(db);
-    await sql`alter table acc_sellers
-                drop column class_payments, drop column class_revenue,
-                drop column external_payments, drop column external_revenue, drop column external_payers,
-                drop column seller_funded_payments, drop column seller_funded_revenue,
-                drop column seller_funded_payers, drop column same_operator_payments,
-                drop column same_operator_revenue, drop column same_operator_payers,
-                drop column request_payments, drop column below_median`.execute(db);
 
-    expect(await migrate(db)).toEqual(ALL.filter((m) => m.version >= 41).map((m) => m.version));
+    expect(await migrate(db)).toEqual([41]);
 
     // the external rows went, every other row stayed (acc_state included: the next run is not cold)
     expect(await keptRows(db)).toEqual(before.filter((l) => !/^r\|\d+\|0\|/.test(l)));
