@@ -1,0 +1,137 @@
+/**
+ * The cost of writing one generation's gen_sellers rows in two layouts, paired: BEFORE, a schema
+ * of the layout before migration 0043 (the four directory indexes of migration 0037 on
+ * (generation, key desc, seller_address)), and AFTER, one of 0043's (each order's place, a 4-byte
+ * column, with an index on (generation, place)). Both are schemas a `KEEP=1` run of
+ * bench/method.ts left (one run by a checkout before 0043, one by this one), in one database.
+ *
+ *   BENCH_DATABASE_URL=postgres://... BEFORE=bench_method_… AFTER=bench_method_… PAIRS=5 \
+ *     npx tsx bench/gen-sellers-insert.ts
+ *
+ * Per pair, in each schema (the order alternating between pairs): the newest generation's rows
+ * copied as a new generation in one `insert ... select` under EXPLAIN (ANALYZE, BUFFERS, WAL), then
+ * rolled back: the statement's time, WAL records and WAL bytes. AFTER's copy numbers the four
+ * orders as method step 2 does (four row_number() windows; here tied by seller_address, where step
+ * 2 ties by the snapshot's integer seller number: a little more work than step 2's). Then each
+ * schema's gen_sellers after a VACUUM: rows, and bytes per row of the heap and of each index.
+ * Prints a JSON summary (min / median / max per layout, and the AFTER/BEFORE ratio per pair).
+ */
+import os from 'node:os';
+import { sql, type Kysely } from 'kysely';
+import { openDatabase } from '../src/db/index.ts';
+
+const base = process.env.BENCH_DATABASE_URL;
+const schemas = { before: process.env.BEFORE, after: process.env.AFTER };
+if (!base || !schemas.before || !schemas.after) {
+  console.error('set BENCH_DATABASE_URL, BEFORE and AFTER (schemas a KEEP=1 run of bench/method.ts left)');
+  process.exit(1);
+}
+const PAIRS = Number(process.env.PAIRS ?? 5);
+
+/** Every column of gen_sellers before 0043, in table order. */
+const COLUMNS = `seller_address, listing_count, payments_30d, payers_30d, verified_revenue_30d_micro,
+  median_payment_30d_micro, evidence_state, tier, farm_flag, farm_reasons, rank, categories, evidence_sha256,
+  first_payment_ts, last_payment_ts, first_block, last_block, external_revenue_30d_micro, external_payments_30d,
+  external_payers_30d, class_payments_30d, class_revenue_30d_micro, internal_seller_funded_payments_30d,
+  internal_seller_funded_revenue_30d_micro, internal_seller_funded_payers_30d, internal_same_operator_payments_30d,
+  internal_same_operator_revenue_30d_micro, internal_same_operator_payers_30d`;
+const PLACES = `row_number() over (order by verified_revenue_30d_micro desc, seller_address),
+  row_number() over (order by coalesce(external_revenue_30d_micro, '-1'::numeric) desc, seller_address),
+  row_number() over (order by payments_30d desc, seller_address),
+  row_number() over (order by payers_30d desc, seller_address)`;
+
+function copyStatement(side: 'before' | 'after') {
+  const places = side === 'after';
+  return `insert into gen_sellers (generation, ${COLUMNS}${places ? ', place_revenue, place_external, place_payments, place_payers' : ''})
+    select generation + 1000, ${COLUMNS}${places ? `, ${PLACES}` : ''}
+      from gen_sellers where generation = (select max(generation) from gen_sellers)`;
+}
+
+interface Run {
+  ms: number;
+  walRecords: number;
+  walBytes: number;
+}
+
+async function copyOnce(db: Kysely<any>, side: 'before' | 'after'): Promise<Run> {
+  return db
+    .transaction()
+    .execute(async (trx) => {
+      const { rows } = await sql<{ 'QUERY PLAN': unknown }>`explain (analyze, buffers, wal, format json) ${sql.raw(
+        copyStatement(side),
+      )}`.execute(trx);
+      const raw = rows[0]!['QUERY PLAN'];
+      const plan = (typeof raw === 'string' ? JSON.parse(raw) : raw) as {
+        'Execution Time': number;
+        Plan: { 'WAL Records': number; 'WAL Bytes': number };
+      }[];
+      // (thrown: the transaction rolls back, the generation's copy is not kept)
+      throw Object.assign(new Error('rollback'), {
+        run: {
+          ms: plan[0]!['Execution Time'],
+          walRecords: plan[0]!.Plan['WAL Records'],
+          walBytes: plan[0]!.Plan['WAL Bytes'],
+        },
+      });
+    })
+    .catch((e: { run?: Run }) => {
+      if (!e.run) throw e;
+      return e.run;
+    });
+}
+
+/** gen_sellers' rows, and bytes per row of its heap (pg_table_size) and of each index. */
+async function sizes(db: Kysely<any>) {
+  await sql`vacuum analyze gen_sellers`.execute(db);
+  const { rows } = await sql<{ name: string; bytes: string }>`
+    select 'heap' as name, pg_table_size('gen_sellers')::text as bytes
+    union all
+    select indexrelid::regclass::text, pg_relation_size(indexrelid)::text
+      from pg_index where indrelid = 'gen_sellers'::regclass`.execute(db);
+  const { rows: n } = await sql<{ n: string }>`select count(*)::text as n from gen_sellers`.execute(db);
+  const count = Number(n[0]!.n);
+  const perRow = Object.fromEntries(rows.map((r) => [r.name, Math.round(Number(r.bytes) / count)]));
+  const total = rows.reduce((s, r) => s + Number(r.bytes), 0);
+  return { rows: count, bytesPerRow: Math.round(total / count), perRow };
+}
+
+const url = (schema: string) => {
+  const u = new URL(base);
+  u.searchParams.set('options', `-c search_path=${schema}`);
+  return u.toString();
+};
+const dbs = {
+  before: await openDatabase({ databaseUrl: url(schemas.before), maxConnections: 1 }),
+  after: await openDatabase({ databaseUrl: url(schemas.after), maxConnections: 1 }),
+};
+try {
+  const runs: Record<'before' | 'after', Run[]> = { before: [], after: [] };
+  const load: number[] = [os.loadavg()[0]!];
+  await copyOnce(dbs.before.db, 'before'); // warm-up: the newest generation's pages read once
+  await copyOnce(dbs.after.db, 'after');
+  for (let p = 0; p < PAIRS; p++) {
+    for (const side of p % 2 ? (['after', 'before'] as const) : (['before', 'after'] as const))
+      runs[side].push(await copyOnce(dbs[side].db, side));
+    load.push(os.loadavg()[0]!);
+  }
+  const stats = (xs: number[]) => {
+    const s = [...xs].sort((a, b) => a - b);
+    return { min: s[0], median: s[Math.floor(s.length / 2)], max: s.at(-1) };
+  };
+  const summary = {
+    pairs: PAIRS,
+    load1: stats(load),
+    ms: { before: stats(runs.before.map((r) => r.ms)), after: stats(runs.after.map((r) => r.ms)) },
+    ratio: stats(runs.after.map((r, i) => r.ms / runs.before[i]!.ms)),
+    walRecords: {
+      before: stats(runs.before.map((r) => r.walRecords)),
+      after: stats(runs.after.map((r) => r.walRecords)),
+    },
+    walBytes: { before: stats(runs.before.map((r) => r.walBytes)), after: stats(runs.after.map((r) => r.walBytes)) },
+    sizes: { before: await sizes(dbs.before.db), after: await sizes(dbs.after.db) },
+  };
+  console.log(JSON.stringify(summary, null, 2));
+} finally {
+  await dbs.before.close();
+  await dbs.after.close();
+}
