@@ -10,12 +10,15 @@
  *
  * Per pair, in each schema (the order alternating between pairs): the newest generation's rows
  * copied as a new generation in one `insert ... select` under EXPLAIN (ANALYZE, BUFFERS, WAL), then
- * rolled back: the statement's time, WAL records and WAL bytes. AFTER's copy numbers the four
+ * rolled back (work_mem 1 GB and no JIT, as the method sets them): the statement's time, its
+ * server process's CPU time (from /proc: the server must run on this machine), WAL records and
+ * WAL bytes. AFTER's copy numbers the four
  * orders as method step 2 does (four row_number() windows; here tied by seller_address, where step
  * 2 ties by the snapshot's integer seller number: a little more work than step 2's). Then each
  * schema's gen_sellers after a VACUUM: rows, and bytes per row of the heap and of each index.
  * Prints a JSON summary (min / median / max per layout, and the AFTER/BEFORE ratio per pair).
  */
+import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import { sql, type Kysely } from 'kysely';
 import { openDatabase } from '../src/db/index.ts';
@@ -49,14 +52,27 @@ function copyStatement(side: 'before' | 'after') {
 
 interface Run {
   ms: number;
+  /** The server process's CPU time (user + system) over the statement, from /proc: 10 ms steps. */
+  cpuMs: number;
   walRecords: number;
   walBytes: number;
+}
+
+/** A process's CPU time so far (utime + stime of /proc/PID/stat), in ms: the server must be local. */
+function backendCpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // fields 14 and 15, at 100 ticks/s
 }
 
 async function copyOnce(db: Kysely<any>, side: 'before' | 'after'): Promise<Run> {
   return db
     .transaction()
     .execute(async (trx) => {
+      // the method's settings (sql/method/01_inputs.sql): its sorts in memory
+      await sql`set local work_mem = '1GB'`.execute(trx);
+      await sql`set local jit = off`.execute(trx);
+      const { rows: pid } = await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(trx);
+      const cpu0 = backendCpuMs(pid[0]!.pid);
       const { rows } = await sql<{ 'QUERY PLAN': unknown }>`explain (analyze, buffers, wal, format json) ${sql.raw(
         copyStatement(side),
       )}`.execute(trx);
@@ -65,10 +81,12 @@ async function copyOnce(db: Kysely<any>, side: 'before' | 'after'): Promise<Run>
         'Execution Time': number;
         Plan: { 'WAL Records': number; 'WAL Bytes': number };
       }[];
+      const cpuMs = backendCpuMs(pid[0]!.pid) - cpu0;
       // (thrown: the transaction rolls back, the generation's copy is not kept)
       throw Object.assign(new Error('rollback'), {
         run: {
           ms: plan[0]!['Execution Time'],
+          cpuMs,
           walRecords: plan[0]!.Plan['WAL Records'],
           walBytes: plan[0]!.Plan['WAL Bytes'],
         },
@@ -80,19 +98,32 @@ async function copyOnce(db: Kysely<any>, side: 'before' | 'after'): Promise<Run>
     });
 }
 
-/** gen_sellers' rows, and bytes per row of its heap (pg_table_size) and of each index. */
+/**
+ * Bytes per row of gen_sellers' heap (pg_table_size) and of each index, measured on a copy: a
+ * table like gen_sellers with its indexes, filled one generation per statement in the stored rows'
+ * order, as the method fills it (the schema's own table holds the dead entries of the copies
+ * rolled back above), then vacuumed.
+ */
 async function sizes(db: Kysely<any>) {
-  await sql`vacuum analyze gen_sellers`.execute(db);
-  const { rows } = await sql<{ name: string; bytes: string }>`
-    select 'heap' as name, pg_table_size('gen_sellers')::text as bytes
-    union all
-    select indexrelid::regclass::text, pg_relation_size(indexrelid)::text
-      from pg_index where indrelid = 'gen_sellers'::regclass`.execute(db);
-  const { rows: n } = await sql<{ n: string }>`select count(*)::text as n from gen_sellers`.execute(db);
-  const count = Number(n[0]!.n);
-  const perRow = Object.fromEntries(rows.map((r) => [r.name, Math.round(Number(r.bytes) / count)]));
-  const total = rows.reduce((s, r) => s + Number(r.bytes), 0);
-  return { rows: count, bytesPerRow: Math.round(total / count), perRow };
+  return db.connection().execute(async (c) => {
+    await sql`create temp table size_probe (like gen_sellers including all)`.execute(c);
+    const { rows: gens } = await sql<{ g: number }>`
+      select distinct generation as g from gen_sellers order by 1`.execute(c);
+    for (const { g } of gens)
+      await sql`insert into size_probe select * from gen_sellers where generation = ${g} order by ctid`.execute(c);
+    await sql`vacuum analyze size_probe`.execute(c);
+    const { rows } = await sql<{ name: string; bytes: string }>`
+      select 'heap' as name, pg_table_size('size_probe')::text as bytes
+      union all
+      select replace(indexrelid::regclass::text, 'size_probe', 'index'), pg_relation_size(indexrelid)::text
+        from pg_index where indrelid = 'size_probe'::regclass`.execute(c);
+    const { rows: n } = await sql<{ n: string }>`select count(*)::text as n from size_probe`.execute(c);
+    await sql`drop table size_probe`.execute(c);
+    const count = Number(n[0]!.n);
+    const perRow = Object.fromEntries(rows.map((r) => [r.name, Math.round(Number(r.bytes) / count)]));
+    const total = rows.reduce((sum, r) => sum + Number(r.bytes), 0);
+    return { rows: count, bytesPerRow: Math.round(total / count), perRow };
+  });
 }
 
 const url = (schema: string) => {
@@ -123,6 +154,8 @@ try {
     load1: stats(load),
     ms: { before: stats(runs.before.map((r) => r.ms)), after: stats(runs.after.map((r) => r.ms)) },
     ratio: stats(runs.after.map((r, i) => r.ms / runs.before[i]!.ms)),
+    cpuMs: { before: stats(runs.before.map((r) => r.cpuMs)), after: stats(runs.after.map((r) => r.cpuMs)) },
+    cpuRatio: stats(runs.after.map((r, i) => r.cpuMs / runs.before[i]!.cpuMs)),
     walRecords: {
       before: stats(runs.before.map((r) => r.walRecords)),
       after: stats(runs.after.map((r) => r.walRecords)),

@@ -225,17 +225,14 @@ export interface GenSellersTable {
   internal_same_operator_payments_30d: number | null;
   internal_same_operator_revenue_30d_micro: Micro | null;
   internal_same_operator_payers_30d: number | null;
-  // The seller's place, from 1, in each of the directory's four orders (migration 0043; not
-  // published): numbered by method step 2, or by gen_sellers_set_places(generation) after rows
-  // inserted by hand (with any place, e.g. UNPLACED).
-  place_revenue: number;
-  place_external: number;
-  place_payments: number;
-  place_payers: number;
+  // The seller's number in address order within its generation, the directory's tie-break
+  // (migration 0043; not published): the snapshot's seller number from method step 2, or
+  // gen_sellers_set_numbers(generation) after rows inserted by hand (with any number, UNNUMBERED).
+  seller_no: number;
 }
 
-/** Places to insert gen_sellers rows with before gen_sellers_set_places numbers them. */
-export const UNPLACED = { place_revenue: 0, place_external: 0, place_payments: 0, place_payers: 0 } as const;
+/** A seller number to insert gen_sellers rows with before gen_sellers_set_numbers numbers them. */
+export const UNNUMBERED = { seller_no: 0 } as const;
 
 export interface GenListingsTable {
   generation: number;

@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApi } from '../../src/api/index.ts';
-import { UNPLACED } from '../../src/db/schema.ts';
+import { UNNUMBERED } from '../../src/db/schema.ts';
 import { backends, freshDatabase, type TestDatabase } from '../helpers/db.ts';
 import { A, B, C, D } from './fixture.ts';
 import { CONSTANTS3, E, EXACT_PROXY, F, GEN2, GEN3, insertGenerationRow, seedFixture3 } from './fixture3.ts';
@@ -95,11 +95,11 @@ describe.each(backends())('seller directory on $backend', ({ backend }) => {
           evidence_sha256: 'cd'.repeat(32),
           external_revenue_30d_micro: external,
           class_payments_30d: [0, 0, 0, 0],
-          ...UNPLACED,
+          ...UNNUMBERED,
         })),
       )
       .execute();
-    await sql`select gen_sellers_set_places(${GEN5})`.execute(db.db);
+    await sql`select gen_sellers_set_numbers(${GEN5})`.execute(db.db);
     app = await buildApi(db.db, { rateLimitPerMinute: 100_000, cadenceSeconds: 900 });
     base = await app.listen({ port: 0, host: '127.0.0.1' });
     validator = new DocumentValidator(JSON.parse(await (await fetch(`${base}/api/v1/openapi.json`)).text()));

@@ -3,7 +3,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GLOSSARY } from '../../src/api/glossary.ts';
-import { UNPLACED } from '../../src/db/schema.ts';
+import { UNNUMBERED } from '../../src/db/schema.ts';
 import { A, B, C, D } from '../api/fixture.ts';
 import { CONSTANTS3, E, EXACT_PROXY, F, GEN2, GEN3, insertGenerationRow, seedFixture3 } from '../api/fixture3.ts';
 import { backends, freshDatabase, type TestDatabase } from '../helpers/db.ts';
@@ -58,11 +58,11 @@ describe.each(backends())('MCP list_sellers on $backend', ({ backend }) => {
           evidence_sha256: 'cd'.repeat(32),
           external_revenue_30d_micro: 0n,
           class_payments_30d: [0, 0, 0, 0],
-          ...UNPLACED,
+          ...UNNUMBERED,
         })),
       )
       .execute();
-    await sql`select gen_sellers_set_places(${GEN5})`.execute(db.db);
+    await sql`select gen_sellers_set_numbers(${GEN5})`.execute(db.db);
     ({ app, url: base } = await serveMcp(db.db));
     client = await connectHttp(base);
   });

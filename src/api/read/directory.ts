@@ -26,17 +26,18 @@ type Page = z.input<typeof SellerDirectoryPage>;
 type Row = Page['sellers'][number];
 
 /**
- * Each order's column of places (migration 0043): the seller's position, from 1, among the
- * generation's sellers in that order (the key descending, ties by seller_address ascending; a null
- * external revenue, 1.x and 2.x, after every revenue), with an index on (generation, place). A
- * page is read from that index in order, from the cursor seller's place on.
+ * Each order's key, descending, as the order's index holds it (the same expression, so a page is
+ * read from the index in order), and the type a cursor's key is compared as. A null external
+ * revenue (1.x and 2.x) is -1: after every revenue. Ties are broken by seller_no, the seller's
+ * number in address order within its generation (migration 0043: the indexes are (generation,
+ * key desc, seller_no)), which orders the generation's sellers as seller_address does.
  */
-const PLACES = {
-  verified_revenue: 'place_revenue',
-  external_revenue: 'place_external',
-  payments: 'place_payments',
-  payers: 'place_payers',
-} as const satisfies Record<DirectorySort, keyof GenSellersTable>;
+const KEYS: Record<DirectorySort, { key: RawBuilder<unknown>; type: RawBuilder<unknown> }> = {
+  verified_revenue: { key: sql`s.verified_revenue_30d_micro`, type: sql`numeric` },
+  external_revenue: { key: sql`coalesce(s.external_revenue_30d_micro, '-1'::numeric)`, type: sql`numeric` },
+  payments: { key: sql`s.payments_30d`, type: sql`int4` },
+  payers: { key: sql`s.payers_30d`, type: sql`int4` },
+};
 
 /** An address or its start: 6 to 40 hex digits, with or without 0x (a q the address search takes). */
 const ADDRESS_PREFIX = /^(?:0x)?([0-9a-f]{6,40})$/i;
@@ -90,9 +91,9 @@ async function operatorGroups(
  * A page of the seller directory: every seller of the generation (one row per seller address of
  * a base_usdc listing, verified or not) that passes the filters, in `sort` order (descending,
  * ties by seller_address ascending, a null key last), after the cursor's seller. `total` counts
- * every seller that passes the filters. A page is read from the order's index of places from the
- * cursor seller's place on (a keyset), never sorted whole; the page and `total` are one
- * statement. Several statements in all (q's words, the cursor seller's place, the
+ * every seller that passes the filters. A page is read from the order's index from the cursor's
+ * place on (a keyset: the key of the cursor's seller, then its seller number), never sorted whole; the
+ * page and `total` are one statement. Several statements in all (q's words, the cursor's key, the
  * names and groups): run it in one repeatable-read transaction (the endpoint's `reads`).
  */
 export async function readSellerDirectory(
@@ -120,19 +121,18 @@ export async function readSellerDirectory(
     class: p.class,
     q: p.q,
   });
-  const column = PLACES[sort];
-  const place = sql.ref(`s.${column}`);
+  const { key, type } = KEYS[sort];
   // (q's words and the catalog words each matches, looked up once for the page and the count)
   const terms = p.q !== undefined ? await matchTerms(db, g, p.q, tuning) : null;
   const where = sql.join(filters(db, g, p, terms), sql` and `);
 
-  /** The rows after the cursor's seller, on a row whose place in the order is `at`. */
-  let after = (_place: RawBuilder<unknown>) => sql<boolean>`true`;
+  /** The rows after the cursor's seller, on a row whose order key is `k` and seller number `n`. */
+  let after = (_k: RawBuilder<unknown>, _a: RawBuilder<unknown>) => sql<boolean>`true`;
   if (p.cursor !== undefined) {
     const cursorSeller = decodeDirectoryCursor(p.cursor, sort, digest);
     const at = await db
       .selectFrom('gen_sellers as s')
-      .select(`s.${column} as place`)
+      .select([sql<string>`${key}::text`.as('k'), 's.seller_no'])
       .where('s.generation', '=', g.generation)
       .where('s.seller_address', '=', cursorSeller)
       .executeTakeFirst();
@@ -142,34 +142,36 @@ export async function readSellerDirectory(
         `names a seller that is not in generation ${g.generation}; continue with the generation of the page that gave it (generation=N), or start again`,
         'invalid_cursor',
       );
-    after = (k) => sql<boolean>`${k} > ${at.place}`;
+    const at_k = sql`${at.k}::${type}`;
+    // (key <= k) lets the index scan start at the cursor; the rest skips the ties already served.
+    after = (k, n) => sql<boolean>`${k} <= ${at_k} and (${k} < ${at_k} or ${n} > ${at.seller_no})`;
   }
 
   // One statement for the page and `total`; the total's row comes back alone (its page columns
   // null) when the page is empty. Without q, the page is read from the order's index from the
   // cursor on. With q, the sellers that pass (q's listing match, seconds when nearly every listing
-  // holds q's words, joined to the sellers) are taken once, into the CTE `hits` (address and place)
+  // holds q's words, joined to the sellers) are taken once, into the CTE `hits` (address and key)
   // that the count and the page both read; the page's rows are then fetched by their address.
   const { rows: read } =
     p.q === undefined
       ? await sql<Selectable<GenSellersTable> & { total: number }>`
     select t.total, p.*
       from (select count(*)::int as total from gen_sellers s where ${where}) t
-      left join (select s.* from gen_sellers s
-                  where ${where} and ${after(place)}
-                  order by ${place}
+      left join (select s.*, ${key} as sort_key from gen_sellers s
+                  where ${where} and ${after(key, sql`s.seller_no`)}
+                  order by ${key} desc, s.seller_no
                   limit ${p.limit + 1}) p on true
-     order by ${sql.ref(`p.${column}`)}`.execute(db)
+     order by p.sort_key desc, p.seller_no`.execute(db)
       : await sql<Selectable<GenSellersTable> & { total: number }>`
-    with hits as materialized (select s.seller_address, ${place} as place from gen_sellers s where ${where})
+    with hits as materialized (select s.seller_address, s.seller_no, ${key} as sort_key from gen_sellers s where ${where})
     select t.total, s.*
       from (select count(*)::int as total from hits) t
       left join (select h.* from hits h
-                  where ${after(sql`h.place`)}
-                  order by h.place
+                  where ${after(sql`h.sort_key`, sql`h.seller_no`)}
+                  order by h.sort_key desc, h.seller_no
                   limit ${p.limit + 1}) p on true
       left join gen_sellers s on s.generation = ${g.generation} and s.seller_address = p.seller_address
-     order by p.place`.execute(db);
+     order by p.sort_key desc, p.seller_no`.execute(db);
   const total = read[0]!.total;
   const rows = read.filter((r) => r.seller_address !== null);
 

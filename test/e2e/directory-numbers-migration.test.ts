@@ -8,12 +8,12 @@ import { loadMigrations, migrate } from '../../src/db/migrate.ts';
 import type { Schema } from '../../src/db/schema.ts';
 import { CONSTANTS3, insertGenerationRow } from '../api/fixture3.ts';
 import { backends, freshDatabase, type TestDatabase } from '../helpers/db.ts';
-import { misplacedSellers } from '../helpers/places.ts';
+import { misnumberedSellers } from '../helpers/seller-numbers.ts';
 
-// Migration 0043 (the directory's orders as places): the sellers of every stored generation get
-// their place in each of the four orders, worked out here in JavaScript from the rows' published
-// columns; the directory then serves each order as the index order before it did (key descending,
-// ties by address), page by page; the table is as it was after a migration killed halfway.
+// Migration 0043 (the directory's ties by seller number): the sellers of every stored generation
+// get numbers in address order; the directory then serves each order as the order worked out here
+// in JavaScript from the rows' published columns (key descending, ties by address, as migration
+// 0037's indexes held it), page by page; the table is as it was after a migration killed halfway.
 
 const ALL = loadMigrations();
 const BEFORE_0043 = ALL.filter((m) => m.version < 43);
@@ -81,25 +81,21 @@ describe.each(backends())('migration 0043, the directory places, on $backend', (
   let database: TestDatabase | undefined;
   afterEach(async () => database?.close());
 
-  it('default: every stored generation placed in each order; the directory walks each as before', async () => {
+  it('default: every stored generation numbered; the directory walks each order as before', async () => {
     database = await freshDatabase(backend, { migrate: false });
     const { db } = database;
     await migrate(db, BEFORE_0043);
     await seed(db);
     expect(await migrate(db)).toEqual(ALL.filter((m) => m.version >= 43).map((m) => m.version));
     for (const g of [1, 2]) {
-      expect(await misplacedSellers(db, g), `generation ${g}`).toEqual([]);
+      expect(await misnumberedSellers(db, g), `generation ${g}`).toEqual([]);
       const sorts: DirectorySort[] = ['verified_revenue', 'payments', 'payers'];
       if (g === 2) sorts.push('external_revenue');
       for (const sort of sorts) expect(await walk(db, g, sort), `${g} ${sort}`).toEqual(expectedOrder(g, sort));
     }
-    // (generation 1 by external revenue, were it asked: every seller at -1, by address)
-    const { rows } = await sql<{ a: string }>`
-      select seller_address as a from gen_sellers where generation = 1 order by place_external`.execute(db);
-    expect(rows.map((r) => r.a)).toEqual(expectedOrder(1, 'external_revenue'));
   });
 
-  it('behavior: killed halfway (after the rows are placed), the table is as before; run again, it finishes', async () => {
+  it('behavior: killed halfway (after the rows are numbered), the table is as before; run again, it finishes', async () => {
     database = await freshDatabase(backend, { migrate: false });
     const { db } = database;
     await migrate(db, BEFORE_0043);
@@ -116,7 +112,8 @@ describe.each(backends())('migration 0043, the directory places, on $backend', (
       ).rows.map((r) => r.i);
     const before = { columns: await columns(), indexes: await indexes() };
     const text = ALL.find((m) => m.version === 43)!.sql;
-    const half = text.slice(0, text.indexOf('alter table gen_sellers\n  alter column'));
+    const half = text.slice(0, text.indexOf('alter table gen_sellers alter column'));
+    expect(half).toContain('select gen_sellers_set_numbers(generation)');
     await expect(
       db.transaction().execute(async (trx) => {
         await sql.raw(half).execute(trx);
@@ -125,16 +122,10 @@ describe.each(backends())('migration 0043, the directory places, on $backend', (
     ).rejects.toThrow('killed');
     expect({ columns: await columns(), indexes: await indexes() }).toEqual(before);
     expect(await migrate(db)).toEqual(ALL.filter((m) => m.version >= 43).map((m) => m.version));
-    for (const g of [1, 2]) expect(await misplacedSellers(db, g), `generation ${g}`).toEqual([]);
-    expect(await indexes()).toEqual(
-      [
-        'gen_sellers_pkey',
-        'gen_sellers_place_external',
-        'gen_sellers_place_payers',
-        'gen_sellers_place_payments',
-        'gen_sellers_place_revenue',
-        'gen_sellers_rank',
-      ].sort(),
-    );
+    for (const g of [1, 2]) expect(await misnumberedSellers(db, g), `generation ${g}`).toEqual([]);
+    expect(await indexes()).toEqual(before.indexes);
+    const { rows: keys } = await sql<{ d: string }>`select indexdef as d from pg_indexes
+      where schemaname = current_schema() and indexname = 'gen_sellers_by_payers'`.execute(db);
+    expect(keys[0]!.d).toMatch(/\(generation, payers_30d DESC, seller_no\)$/);
   });
 });
