@@ -1,21 +1,18 @@
 /**
  * The cost of writing one generation's gen_sellers rows in two layouts, paired: BEFORE, a schema
  * of the layout before migration 0043 (the four directory indexes of migration 0037 on
- * (generation, key desc, seller_address)), and AFTER, one of 0043's (each order's place, a 4-byte
- * column, with an index on (generation, place)). Both are schemas a `KEEP=1` run of
- * bench/method.ts left (one run by a checkout before 0043, one by this one), in one database.
+ * (generation, key desc, seller_address)), and AFTER, one of 0043's (the same indexes tied by
+ * seller_no, a 4-byte number in address order, instead of the address), in one database.
  *
- *   BENCH_DATABASE_URL=postgres://... BEFORE=bench_method_… AFTER=bench_method_… PAIRS=5 \
- *     npx tsx bench/gen-sellers-insert.ts
+ *   BENCH_DATABASE_URL=postgres://... BEFORE=<schema> AFTER=<schema> PAIRS=5 npx tsx bench/gen-sellers-insert.ts
  *
- * Per pair, in each schema (the order alternating between pairs): the newest generation's rows
- * copied as a new generation in one `insert ... select` under EXPLAIN (ANALYZE, BUFFERS, WAL), then
- * rolled back (work_mem 1 GB and no JIT, as the method sets them): the statement's time, its
- * server process's CPU time (from /proc: the server must run on this machine), WAL records and
- * WAL bytes. AFTER's copy numbers the four
- * orders as method step 2 does (four row_number() windows; here tied by seller_address, where step
- * 2 ties by the snapshot's integer seller number: a little more work than step 2's). Then each
- * schema's gen_sellers after a VACUUM: rows, and bytes per row of the heap and of each index.
+ * (e.g. a schema a `KEEP=1` run of bench/method.ts left, and a copy of it migrated.) Per pair, in
+ * each schema (the order alternating between pairs): the newest generation's rows copied as a new
+ * generation in one `insert ... select`, in step 2's order (revenue descending: the rank's sort
+ * comes last in its plan), under EXPLAIN (ANALYZE, BUFFERS, WAL), then rolled back
+ * (work_mem 1 GB and no JIT, as the method sets them): the statement's time, its server process's
+ * CPU time (from /proc: the server must run on this machine), WAL records and WAL bytes. Then each
+ * schema's gen_sellers measured on a copy: rows, and bytes per row of the heap and of each index.
  * Prints a JSON summary (min / median / max per layout, and the AFTER/BEFORE ratio per pair).
  */
 import { readFileSync } from 'node:fs';
@@ -38,16 +35,12 @@ const COLUMNS = `seller_address, listing_count, payments_30d, payers_30d, verifi
   external_payers_30d, class_payments_30d, class_revenue_30d_micro, internal_seller_funded_payments_30d,
   internal_seller_funded_revenue_30d_micro, internal_seller_funded_payers_30d, internal_same_operator_payments_30d,
   internal_same_operator_revenue_30d_micro, internal_same_operator_payers_30d`;
-const PLACES = `row_number() over (order by verified_revenue_30d_micro desc, seller_address),
-  row_number() over (order by coalesce(external_revenue_30d_micro, '-1'::numeric) desc, seller_address),
-  row_number() over (order by payments_30d desc, seller_address),
-  row_number() over (order by payers_30d desc, seller_address)`;
-
 function copyStatement(side: 'before' | 'after') {
-  const places = side === 'after';
-  return `insert into gen_sellers (generation, ${COLUMNS}${places ? ', place_revenue, place_external, place_payments, place_payers' : ''})
-    select generation + 1000, ${COLUMNS}${places ? `, ${PLACES}` : ''}
-      from gen_sellers where generation = (select max(generation) from gen_sellers)`;
+  const numbered = side === 'after' ? ', seller_no' : '';
+  return `insert into gen_sellers (generation, ${COLUMNS}${numbered})
+    select generation + 1000, ${COLUMNS}${numbered}
+      from gen_sellers where generation = (select max(generation) from gen_sellers)
+     order by verified_revenue_30d_micro desc, seller_address`;
 }
 
 interface Run {
@@ -100,8 +93,8 @@ async function copyOnce(db: Kysely<any>, side: 'before' | 'after'): Promise<Run>
 
 /**
  * Bytes per row of gen_sellers' heap (pg_table_size) and of each index, measured on a copy: a
- * table like gen_sellers with its indexes, filled one generation per statement in the stored rows'
- * order, as the method fills it (the schema's own table holds the dead entries of the copies
+ * table like gen_sellers with its indexes, filled one generation per statement in step 2's order,
+ * as the method fills it (the schema's own table holds the dead entries of the copies
  * rolled back above), then vacuumed.
  */
 async function sizes(db: Kysely<any>) {
@@ -110,7 +103,8 @@ async function sizes(db: Kysely<any>) {
     const { rows: gens } = await sql<{ g: number }>`
       select distinct generation as g from gen_sellers order by 1`.execute(c);
     for (const { g } of gens)
-      await sql`insert into size_probe select * from gen_sellers where generation = ${g} order by ctid`.execute(c);
+      await sql`insert into size_probe select * from gen_sellers where generation = ${g}
+                order by verified_revenue_30d_micro desc, seller_address`.execute(c);
     await sql`vacuum analyze size_probe`.execute(c);
     const { rows } = await sql<{ name: string; bytes: string }>`
       select 'heap' as name, pg_table_size('size_probe')::text as bytes
