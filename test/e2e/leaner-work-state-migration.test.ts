@@ -55,6 +55,8 @@ describe.each(backends())('migration 0041, leaner work state, on $backend', ({ b
     // added for the first run, dropped again below, so that 0041 and 0042 then find the layout
     // the code before them left.
     await sql.raw(ALL.find((m) => m.version === 42)!.sql).execute(db);
+    // (and migration 0043's gen_sellers.seller_no, which step 2 writes: added here, dropped below)
+    await sql`alter table gen_sellers add column seller_no int4`.execute(db);
     const { snapshotId } = await loadFixture3(db);
     await sql`insert into seller_outgoing_coverage (seller_address, from_block, from_ts, to_block)
               select seller_address, from_block, from_ts, to_block from seller_coverage`.execute(db);
@@ -80,6 +82,7 @@ describe.each(backends())('migration 0041, leaner work state, on $backend', ({ b
                 drop column seller_funded_payments, drop column seller_funded_revenue,
                 drop column seller_funded_payers, drop column same_operator_payments,
                 drop column same_operator_revenue, drop column same_operator_payers`.execute(db);
+    await sql`alter table gen_sellers drop column seller_no`.execute(db);
 
     expect(await migrate(db)).toEqual(ALL.filter((m) => m.version >= 41).map((m) => m.version));
 
