@@ -1,21 +1,24 @@
 /**
  * The cost of one page of the seller directory (GET /api/v1/directory, src/api/read/directory.ts)
- * at SELLERS sellers (default 50,000), on real Postgres, with and without migration 0037's order
- * indexes (docs/benchmarks.md, "Seller directory"): the first page and a deep page (a cursor at
- * seller DEEP of the order, default 40,000) of each order, a filtered first page and a search.
+ * at SELLERS sellers (default 50,000), on real Postgres, with and without the order indexes
+ * (migration 0043's (generation, key desc, seller_no); docs/benchmarks.md, "Seller directory"):
+ * the first page and a deep page (a cursor at seller DEEP of the order, default 40,000) of each
+ * order, a filtered first page and a search.
  *
  *   BENCH_DATABASE_URL=postgres://... npx tsx bench/directory.ts   (SELLERS=, DEEP=, RUNS=, CASES=, BASE=)
  *
  * Two scratch schemas hold the same generation (bench/api/seed.ts, made a 3.0.0 one with an
  * external revenue, classes, evidence states and farm flags per seller); in one, the four indexes
- * of migration 0037 are dropped ("before"). Reads alternate between the two, one read of each
+ * are dropped ("before"). Reads alternate between the two, one read of each
  * case per round, so both sides see the same load. A read is what a response-cache miss costs:
  * the page, its total and its display names. Prints min / median / max milliseconds per case.
  *
  * CASES=<regular expression>: only the cases whose name matches (e.g. CASES=typical).
- * BASE=<another checkout>: compare code, not indexes: "before" is that checkout's
- * readSellerDirectory, "after" this one's, both on the one schema with the indexes; the two pages
- * of each case are compared once, and a difference stops the run.
+ * BASE=<another checkout>: compare code and layouts: "before" is that checkout's
+ * readSellerDirectory on a schema with migration 0037's four indexes, tied by seller_address,
+ * instead of 0043's, tied by seller_no (the layout before 0043; a BASE after 0043 needs
+ * BASE_NUMBERS=1: both schemas then keep 0043's), "after" this one's; the two pages of each case
+ * are compared once, and a difference stops the run.
  */
 import { isDeepStrictEqual } from 'node:util';
 import os from 'node:os';
@@ -53,7 +56,15 @@ const KEY: Record<DirectorySort, string> = {
   payers: 'payers_30d',
 };
 
-async function build(db: Kysely<Schema>, withIndexes: boolean) {
+const INDEXES = {
+  verified_revenue: 'gen_sellers_by_revenue',
+  external_revenue: 'gen_sellers_by_external',
+  payments: 'gen_sellers_by_payments',
+  payers: 'gen_sellers_by_payers',
+};
+
+/** The schema's order indexes: 0043's (ties by seller_no), 0037's (by seller_address), or none. */
+async function build(db: Kysely<Schema>, indexes: 'numbers' | 'addresses' | 'none') {
   await migrate(db);
   await seedBenchGeneration(db, { listings: Math.round(SELLERS * 2.5), sellers: SELLERS, ranked: SELLERS / 2 });
   // A 3.0.0 generation: a pseudo-random external share, classes, evidence states and farm flags.
@@ -66,14 +77,12 @@ async function build(db: Kysely<Schema>, withIndexes: boolean) {
                    farm_flag = (h % 20 = 0)::int
               from (select seller_address as a, ('x' || substr(md5(seller_address), 1, 7))::bit(28)::int as h from gen_sellers) x
              where generation = 1 and seller_address = x.a`.execute(db);
-  if (!withIndexes)
-    for (const index of [
-      'gen_sellers_by_revenue',
-      'gen_sellers_by_external',
-      'gen_sellers_by_payments',
-      'gen_sellers_by_payers',
-    ])
-      await sql`drop index ${sql.ref(index)}`.execute(db);
+  if (indexes !== 'numbers')
+    for (const index of Object.values(INDEXES)) await sql`drop index ${sql.ref(index)}`.execute(db);
+  if (indexes === 'addresses')
+    for (const [sort, index] of Object.entries(INDEXES))
+      await sql`create index ${sql.ref(index)} on gen_sellers
+                  (generation, (${sql.raw(KEY[sort as DirectorySort])}) desc, seller_address)`.execute(db);
   await sql`vacuum analyze gen_sellers`.execute(db);
 }
 
@@ -85,20 +94,19 @@ async function sellerAt(db: Kysely<Schema>, sort: DirectorySort, n: number): Pro
 }
 
 const after = await createScratchSchema(base, 'bench_dir_after');
-const before = baseReader ? after : await createScratchSchema(base, 'bench_dir_before');
+const before = await createScratchSchema(base, 'bench_dir_before');
 try {
-  const afterDb = await openDatabase({ databaseUrl: after.url, maxConnections: 2 });
   const dbs = {
-    before: baseReader ? afterDb : await openDatabase({ databaseUrl: before.url, maxConnections: 2 }),
-    after: afterDb,
+    before: await openDatabase({ databaseUrl: before.url, maxConnections: 2 }),
+    after: await openDatabase({ databaseUrl: after.url, maxConnections: 2 }),
   };
   const readers: Record<'before' | 'after', Reader> = {
     before: baseReader ?? readSellerDirectory,
     after: readSellerDirectory,
   };
   try {
-    if (!baseReader) await build(dbs.before.db, false);
-    await build(dbs.after.db, true);
+    await build(dbs.before.db, !baseReader ? 'none' : process.env.BASE_NUMBERS ? 'numbers' : 'addresses');
+    await build(dbs.after.db, 'numbers');
     const g: GenerationRow = (await readPublishedGeneration(dbs.after.db, 1))!;
     const cases: [string, SellerDirectoryParams][] = [];
     for (const sort of ['verified_revenue', 'external_revenue', 'payments'] as const) {
@@ -158,10 +166,10 @@ try {
       );
     }
   } finally {
-    if (!baseReader) await dbs.before.close();
+    await dbs.before.close();
     await dbs.after.close();
   }
 } finally {
-  if (!baseReader) await before.drop();
+  await before.drop();
   await after.drop();
 }

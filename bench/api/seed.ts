@@ -72,8 +72,10 @@ export async function seedBenchGeneration(
            (${opts.sellers}::bigint - i + 1) * 1000000 + (case when i = 1 then 9007199254740993 else 0 end),
            1000000 + i, 'verified', case when i <= ${opts.ranked} then 'verified' else 'listed_only' end, 0, null,
            case when i <= ${opts.ranked} then i end, array[(${categories})[1 + i % 11]], repeat('f', 64),
-           ${now - 86_400 * 20}, ${now - 3_600}, 39000000 + i, 39900000 + i
+           ${now - 86_400 * 20}, ${now - 3_600}, 39000000 + i, 39900000 + i,
+           null, null, null, null, null, null, null, null, null, null, null, 0
       from generate_series(1, ${opts.sellers}) as i`.execute(db);
+  await sql`select gen_sellers_set_numbers(1)`.execute(db);
   await sql`
     insert into gen_listings_fixed
     select 1, encode(sha256(('listing-' || i)::bytea), 'hex'),

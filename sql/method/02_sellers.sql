@@ -5,7 +5,8 @@
 -- Under 3.0.0 each seller also gets its per-class and external/internal numbers (kept in
 -- acc_sellers by sql/method/3.0.0/01c_reasons.sql, migration 0042; zeros for a seller without an
 -- address id, which has no row) and the farm reason internal_share; under 1.x and 2.x (payments
--- of one class, no step 1c) those columns are null.
+-- of one class, no step 1c) those columns are null. seller_no is the snapshot's seller number
+-- (the address in byte order), by which the directory's indexes break ties (migration 0043).
 
 insert into gen_sellers (
   generation, seller_address, listing_count, payments_30d, payers_30d,
@@ -15,7 +16,7 @@ insert into gen_sellers (
   external_revenue_30d_micro, external_payers_30d, internal_seller_funded_payments_30d,
   internal_seller_funded_revenue_30d_micro, internal_seller_funded_payers_30d,
   internal_same_operator_payments_30d, internal_same_operator_revenue_30d_micro,
-  internal_same_operator_payers_30d)
+  internal_same_operator_payers_30d, seller_no)
 with metrics as (
   select c.seller_id,
          c.seller_address,
@@ -90,5 +91,6 @@ select (select generation from m_gen),
        first_ts, last_ts, first_block, last_block,
        class_payments, class_revenue, external_payments, external_revenue, external_payers,
        seller_funded_payments, seller_funded_revenue, seller_funded_payers,
-       same_operator_payments, same_operator_revenue, same_operator_payers
+       same_operator_payments, same_operator_revenue, same_operator_payers,
+       seller_ord  -- the directory's tie-break (migration 0043): the address in byte order
   from judged;

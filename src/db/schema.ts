@@ -227,7 +227,14 @@ export interface GenSellersTable {
   internal_same_operator_payments_30d: number | null;
   internal_same_operator_revenue_30d_micro: Micro | null;
   internal_same_operator_payers_30d: number | null;
+  // The seller's number in address order within its generation, the directory's tie-break
+  // (migration 0043; not published): the snapshot's seller number from method step 2, or
+  // gen_sellers_set_numbers(generation) after rows inserted by hand (with any number, UNNUMBERED).
+  seller_no: number;
 }
+
+/** A seller number to insert gen_sellers rows with before gen_sellers_set_numbers numbers them. */
+export const UNNUMBERED = { seller_no: 0 } as const;
 
 export interface GenListingsTable {
   generation: number;

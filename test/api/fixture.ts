@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { Kysely } from 'kysely';
-import type { Schema } from '../../src/db/schema.ts';
+import { sql, type Kysely } from 'kysely';
+import { UNNUMBERED, type Schema } from '../../src/db/schema.ts';
 import { writeFactRows } from '../../src/db/load-facts.ts';
 import { BASE_USDC } from '../../src/config/index.ts';
 import { METHOD_CONSTANTS_1_0_0 as METHOD_CONSTANTS } from '../../src/method/constants.ts';
@@ -353,9 +353,11 @@ export async function insertGeneration(
         last_payment_ts: s.lastBlock === null ? null : tsOf(s.lastBlock),
         first_block: s.firstBlock,
         last_block: s.lastBlock,
+        ...UNNUMBERED,
       })),
     )
     .execute();
+  await sql`select gen_sellers_set_numbers(${n})`.execute(db);
   const bySeller = new Map(SELLERS.map((s) => [s.address, s]));
   await db
     .insertInto('gen_listings_fixed')

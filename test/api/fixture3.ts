@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import type { Schema } from '../../src/db/schema.ts';
+import { UNNUMBERED, type Schema } from '../../src/db/schema.ts';
 import { BASE_USDC } from '../../src/config/index.ts';
 import { METHOD_CONSTANTS_2_0_0 } from '../../src/method/constants.ts';
 import {
@@ -247,6 +247,7 @@ const row = (
   last_payment_ts: s.payments > 0 ? tsOf(39_800_000) : null,
   first_block: s.payments > 0 ? 39_000_001 : null,
   last_block: s.payments > 0 ? 39_800_000 : null,
+  ...UNNUMBERED,
 });
 
 /** A seller listed once, never paid (not_observed). */
@@ -335,6 +336,7 @@ export async function seedFixture3(db: Kysely<Schema>): Promise<void> {
       row(GEN2, unpaid(EXACT_PROXY, 'inference')),
     ])
     .execute();
+  await sql`select gen_sellers_set_numbers(${GEN2})`.execute(db);
   await db
     .insertInto('gen_market_daily')
     .values(MARKET.map((m) => ({ generation: GEN2, ...m })))
@@ -360,6 +362,7 @@ export async function seedFixture3(db: Kysely<Schema>): Promise<void> {
       })),
     )
     .execute();
+  await sql`select gen_sellers_set_numbers(${GEN3})`.execute(db);
   await db
     .insertInto('gen_market_daily')
     .values(MARKET.map((m) => ({ generation: GEN3, ...m, external_volume_micro: EXTERNAL_VOLUME.get(m.day)! })))
@@ -391,4 +394,5 @@ export async function insertUnpaidGeneration(
       })),
     )
     .execute();
+  await sql`select gen_sellers_set_numbers(${n})`.execute(db);
 }

@@ -6,6 +6,7 @@ import { compareGenerationRows, formatDifference, readGenerationRows } from '../
 import { backends, freshDatabase, type TestDatabase } from '../helpers/db.ts';
 import { writeFactRows } from '../../src/db/load-facts.ts';
 import { blockHash, insertCatalog, insertTransfers, type FixtureTransfer } from '../helpers/facts.ts';
+import { misnumberedSellers } from '../helpers/seller-numbers.ts';
 import { outputsOf0038 } from './fixture-groups.ts';
 import { resetHistory } from './setup.ts';
 
@@ -275,6 +276,8 @@ async function runHistory(t: TestDatabase, steps: Step[]) {
     expect(a.generation.digests).toEqual(b.generation.digests);
     expect(a.periods).toEqual(b.periods);
     expect(a.sellerPeriods).toEqual(b.sellerPeriods);
+    // the directory's seller numbers (migration 0043; not in the bundle): in address order
+    expect(await misnumberedSellers(t.db, incremental), `run ${seq}`).toEqual([]);
     // the market summary (migration 0038; not in the bundle): equal too
     expect(await outputsOf0038(t.db, incremental), `run ${seq}`).toEqual(
       await outputsOf0038(t.db, b.generation.generation),

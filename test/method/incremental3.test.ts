@@ -6,6 +6,7 @@ import { compareGenerationRows, formatDifference, readGenerationRows } from '../
 import { backends, freshDatabase, type TestDatabase } from '../helpers/db.ts';
 import { blockHash, insertCatalog } from '../helpers/facts.ts';
 import { insertFacts3, insertOutgoing, type Claim, type ClassedTransfer, type Outgoing } from '../helpers/facts3.ts';
+import { misnumberedSellers } from '../helpers/seller-numbers.ts';
 import { outputsOf0038 } from './fixture-groups.ts';
 import { resetHistory } from './setup.ts';
 
@@ -294,6 +295,8 @@ async function runHistory(t: TestDatabase, steps: Step[]) {
         .execute();
     const three = await threeOf(incremental);
     expect(three, `run ${seq}`).toEqual(await threeOf(b.generation.generation));
+    // the directory's seller numbers (migration 0043; not in the bundle): in address order
+    expect(await misnumberedSellers(t.db, incremental), `run ${seq}`).toEqual([]);
     const marketOf = (g: number) =>
       t.db
         .selectFrom('gen_market_daily')

@@ -26,9 +26,11 @@ type Page = z.input<typeof SellerDirectoryPage>;
 type Row = Page['sellers'][number];
 
 /**
- * Each order's key, descending, as the indexes of migration 0037 hold it (the same expression,
- * so a page is read from the index in order), and the type a cursor's key is compared as.
- * A null external revenue (1.x and 2.x) is -1: after every revenue.
+ * Each order's key, descending, as the order's index holds it (the same expression, so a page is
+ * read from the index in order), and the type a cursor's key is compared as. A null external
+ * revenue (1.x and 2.x) is -1: after every revenue. Ties are broken by seller_no, the seller's
+ * number in address order within its generation (migration 0043: the indexes are (generation,
+ * key desc, seller_no)), which orders the generation's sellers as seller_address does.
  */
 const KEYS: Record<DirectorySort, { key: RawBuilder<unknown>; type: RawBuilder<unknown> }> = {
   verified_revenue: { key: sql`s.verified_revenue_30d_micro`, type: sql`numeric` },
@@ -90,7 +92,7 @@ async function operatorGroups(
  * a base_usdc listing, verified or not) that passes the filters, in `sort` order (descending,
  * ties by seller_address ascending, a null key last), after the cursor's seller. `total` counts
  * every seller that passes the filters. A page is read from the order's index from the cursor's
- * place on (a keyset: the key of the cursor's seller, then its address), never sorted whole; the
+ * place on (a keyset: the key of the cursor's seller, then its seller number), never sorted whole; the
  * page and `total` are one statement. Several statements in all (q's words, the cursor's key, the
  * names and groups): run it in one repeatable-read transaction (the endpoint's `reads`).
  */
@@ -124,13 +126,13 @@ export async function readSellerDirectory(
   const terms = p.q !== undefined ? await matchTerms(db, g, p.q, tuning) : null;
   const where = sql.join(filters(db, g, p, terms), sql` and `);
 
-  /** The rows after the cursor's seller, on a row whose order key is `k` and address `a`. */
+  /** The rows after the cursor's seller, on a row whose order key is `k` and seller number `n`. */
   let after = (_k: RawBuilder<unknown>, _a: RawBuilder<unknown>) => sql<boolean>`true`;
   if (p.cursor !== undefined) {
     const cursorSeller = decodeDirectoryCursor(p.cursor, sort, digest);
     const at = await db
       .selectFrom('gen_sellers as s')
-      .select(sql<string>`${key}::text`.as('k'))
+      .select([sql<string>`${key}::text`.as('k'), 's.seller_no'])
       .where('s.generation', '=', g.generation)
       .where('s.seller_address', '=', cursorSeller)
       .executeTakeFirst();
@@ -142,7 +144,7 @@ export async function readSellerDirectory(
       );
     const at_k = sql`${at.k}::${type}`;
     // (key <= k) lets the index scan start at the cursor; the rest skips the ties already served.
-    after = (k, a) => sql<boolean>`${k} <= ${at_k} and (${k} < ${at_k} or ${a} > ${cursorSeller})`;
+    after = (k, n) => sql<boolean>`${k} <= ${at_k} and (${k} < ${at_k} or ${n} > ${at.seller_no})`;
   }
 
   // One statement for the page and `total`; the total's row comes back alone (its page columns
@@ -156,20 +158,20 @@ export async function readSellerDirectory(
     select t.total, p.*
       from (select count(*)::int as total from gen_sellers s where ${where}) t
       left join (select s.*, ${key} as sort_key from gen_sellers s
-                  where ${where} and ${after(key, sql`s.seller_address`)}
-                  order by ${key} desc, s.seller_address
+                  where ${where} and ${after(key, sql`s.seller_no`)}
+                  order by ${key} desc, s.seller_no
                   limit ${p.limit + 1}) p on true
-     order by p.sort_key desc, p.seller_address`.execute(db)
+     order by p.sort_key desc, p.seller_no`.execute(db)
       : await sql<Selectable<GenSellersTable> & { total: number }>`
-    with hits as materialized (select s.seller_address, ${key} as sort_key from gen_sellers s where ${where})
+    with hits as materialized (select s.seller_address, s.seller_no, ${key} as sort_key from gen_sellers s where ${where})
     select t.total, s.*
       from (select count(*)::int as total from hits) t
       left join (select h.* from hits h
-                  where ${after(sql`h.sort_key`, sql`h.seller_address`)}
-                  order by h.sort_key desc, h.seller_address
+                  where ${after(sql`h.sort_key`, sql`h.seller_no`)}
+                  order by h.sort_key desc, h.seller_no
                   limit ${p.limit + 1}) p on true
       left join gen_sellers s on s.generation = ${g.generation} and s.seller_address = p.seller_address
-     order by p.sort_key desc, p.seller_address`.execute(db);
+     order by p.sort_key desc, p.seller_no`.execute(db);
   const total = read[0]!.total;
   const rows = read.filter((r) => r.seller_address !== null);
 
