@@ -76,10 +76,10 @@ select d.day_start
    and d.day_start >= coverage.covered_from_ts;
 
 -- The publishable days not in the cache, from the facts (the whole day: it has ended): their
--- payments, as a view this step and the summary's (04b_market_summary.sql, which drops it) read.
+-- payments, as a view this step reads.
 -- (a day cached without its payer and seller sets, set_id null, by a run before the summary step
 -- existed, is computed again with them)
-delete from acc_market_days where set_id is null;
+delete from acc_market_days where set_id is null or payer_ids is null or seller_ids is null;
 create temp table m_mkt_todo on commit drop as
 select day_start from m_market_days where day_start not in (select day_start from acc_market_days);
 
@@ -111,18 +111,87 @@ select t.block_timestamp - t.block_timestamp % 86400 as day_start, t.payer_id,
    and t.block_number <= (select as_of_block from m_gen)
    and visible_at(t.added_seq, t.removed_seq, g.run_seq);
 
-insert into acc_market_days (day_start, payments, volume_micro, payers, sellers_paid, median_micro, external_volume)
+-- Each day's distinct payers and sellers paid, as ascending arrays of address ids kept in the
+-- day's row (migration 0045): the day's counts are their lengths, and step 4b counts a period's
+-- distinct payers and sellers from them (docs/METHOD.md 2.12.2). In a steady run from the day's
+-- payments (none, usually: no day is computed). In a cold run (step 1a's reset) from what step 1a
+-- has already grouped: the payers from its (seller, day, payer) groups (m_window_day_payers), the
+-- sellers from acc_seller_days; only the market's first day, which also has the payments before
+-- the window (m_cold_head), adds those. The (day, id) pairs are made distinct by hashing (at 10M
+-- payments ~3M pairs out of ~9M groups), and only they are sorted, by the arrays' aggregates.
+create temp table m_mkt_sets on commit drop as
+with payers as (
+  select day_start, payer_id as id
+    from m_mkt_payments
+   where not (select reset from m_acc)
+  union all
+  select d.day::int8 * 86400, d.payer_id
+    from m_window_day_payers d
+   where (select reset from m_acc)
+  union all
+  select h.block_timestamp - h.block_timestamp % 86400, h.payer_id
+    from m_cold_head h
+   where (select reset from m_acc)),
+sellers as (
+  select day_start, seller_id as id
+    from m_mkt_payments
+   where not (select reset from m_acc)
+  union all
+  select a.day_start, a.seller_id
+    from acc_seller_days a
+   where (select reset from m_acc)
+  union all
+  select h.block_timestamp - h.block_timestamp % 86400, h.seller_id
+    from m_cold_head h
+   where (select reset from m_acc))
 select d.day_start,
-       count(p.value)::int,
-       coalesce(sum(p.value), 0),
-       count(distinct p.payer_id)::int,
-       count(distinct p.seller_id)::int,
-       percentile_disc(0.5) within group (order by p.value) filter (where p.class <> 4),
-       case when (select payment_set from m_gen) = 'all_classes'
-            then coalesce(sum(p.value) filter (where p.reason = 0), 0) end
+       coalesce(p.ids, '{}') as payer_ids,
+       coalesce(s.ids, '{}') as seller_ids
   from m_mkt_todo d
-  left join m_mkt_payments p on p.day_start = d.day_start
- group by d.day_start;
+  left join (select day_start, array_agg(id order by id) as ids
+               from (select distinct day_start, id from payers
+                      where day_start in (select day_start from m_mkt_todo)) x
+              group by day_start) p using (day_start)
+  left join (select day_start, array_agg(id order by id) as ids
+               from (select distinct day_start, id from sellers
+                      where day_start in (select day_start from m_mkt_todo)) x
+              group by day_start) s using (day_start);
+
+-- The day's numbers: payments, volume and (3.x) external volume summed, and the median over the
+-- per-request payments (every class but 4, a batch claim; null when none): the smallest value
+-- whose running count reaches half of them, as percentile_disc(0.5) gives it. From the day's
+-- histogram of (value, per request, reason 0) counts, a hashed grouping of a few thousand rows a
+-- day where a sort of every payment of the day was needed per distinct count and the median.
+-- The set number (set_id) tells step 4b which periods hold a day built since its last run.
+insert into acc_market_days (day_start, payments, volume_micro, payers, sellers_paid, median_micro, external_volume,
+                             payer_ids, seller_ids, set_id)
+select d.day_start,
+       coalesce(n.payments, 0)::int,
+       coalesce(n.volume, 0),
+       cardinality(d.payer_ids),
+       cardinality(d.seller_ids),
+       n.median,
+       case when (select payment_set from m_gen) = 'all_classes' then coalesce(n.external, 0) end,
+       d.payer_ids,
+       d.seller_ids,
+       nextval('acc_market_set_ids')
+  from m_mkt_sets d
+  left join (select day_start,
+                    sum(n)                                                         as payments,
+                    sum(value::numeric * n)                                        as volume,
+                    sum(value::numeric * n_external)                               as external,
+                    min(value) filter (where per_request and 2 * cum >= requests)  as median
+               from (select h.*,
+                            sum(n) filter (where per_request) over (partition by day_start order by value) as cum,
+                            sum(n) filter (where per_request) over (partition by day_start)                as requests
+                       from (select day_start, value, class <> 4 as per_request, count(*) as n,
+                                    count(*) filter (where reason = 0) as n_external
+                               from m_mkt_payments
+                              where day_start in (select day_start from m_mkt_todo)
+                              group by 1, 2, 3) h) c
+              group by day_start) n using (day_start)
+ order by d.day_start;
+drop view m_mkt_payments;
 
 delete from acc_market_state;
 insert into acc_market_state (checked_seq, sellers_key, payment_set)
