@@ -1,6 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { backends, freshDatabase, type TestDatabase } from '../../test/helpers/db.ts';
+import { pruneAddresses } from '../publish/prune.ts';
 import { ADDRESS_REFS } from './address-refs.ts';
 
 /**
@@ -95,5 +96,23 @@ describe.each(backends())('the columns referring to addresses on $backend', ({ b
       'scratch_day_payers.payer_id',
       'scratch_day_sets.payer_ids',
     ]);
+  });
+
+  it('behavior: the prune keeps an address that only an array column names (a market day\'s payer_ids)', async () => {
+    database = await freshDatabase(backend);
+    const db = database.db;
+    // three addresses no fact names: the first in a day's payers, the second in its sellers
+    const ids = (
+      await sql<{ address_id: number }>`
+        insert into addresses (address) values (decode(repeat('01', 20), 'hex')), (decode(repeat('02', 20), 'hex')),
+                                               (decode(repeat('03', 20), 'hex'))
+        returning address_id`.execute(db)
+    ).rows.map((r) => r.address_id);
+    await sql`
+      insert into acc_market_days (day_start, payments, volume_micro, payers, sellers_paid, payer_ids, seller_ids, set_id)
+      values (86400, 1, 5, 1, 1, ${[ids[0]!]}::int4[], ${[ids[1]!]}::int4[], 1)`.execute(db);
+    expect(await db.transaction().execute((trx) => pruneAddresses(trx))).toBe(1);
+    const left = await db.selectFrom('addresses').select('address_id').orderBy('address_id').execute();
+    expect(left.map((r) => r.address_id)).toEqual([ids[0], ids[1]]);
   });
 });

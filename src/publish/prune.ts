@@ -280,7 +280,7 @@ async function dropOutgoingPartitions(trx: Transaction<Schema>): Promise<bigint[
  * written its work state before publishing and pruning. An id is never reused (an identity), so an
  * address stored again later gets a new id and no stale id can name it.
  */
-async function pruneAddresses(trx: Transaction<Schema>): Promise<number> {
+export async function pruneAddresses(trx: Transaction<Schema>): Promise<number> {
   const unreferenced = ADDRESS_REFS.map(({ table, column, array }) =>
     array
       ? sql`not exists (select 1 from ${sql.table(table)} r cross join lateral unnest(${sql.ref(`r.${column}`)}) x(id)
