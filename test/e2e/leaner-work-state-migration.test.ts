@@ -55,6 +55,9 @@ describe.each(backends())('migration 0041, leaner work state, on $backend', ({ b
     // added for the first run, dropped again below, so that 0041 and 0042 then find the layout
     // the code before them left.
     await sql.raw(ALL.find((m) => m.version === 42)!.sql).execute(db);
+    // And migration 0045's arrays of the market days' sets: added for the first run; below, before
+    // migrating, moved into the tables the code before 0045 kept them in, and the columns dropped.
+    await sql`alter table acc_market_days add column payer_ids int4[], add column seller_ids int4[]`.execute(db);
     const { snapshotId } = await loadFixture3(db);
     await sql`insert into seller_outgoing_coverage (seller_address, from_block, from_ts, to_block)
               select seller_address, from_block, from_ts, to_block from seller_coverage`.execute(db);
@@ -74,6 +77,19 @@ describe.each(backends())('migration 0041, leaner work state, on $backend', ({ b
       select count(*)::int4 as n from acc_reason_payers where reason = 0`.execute(db);
     expect(external[0]!.n).toBe(8 + 2 + 4);
     const before = await keptRows(db);
+    const marketSets = async () =>
+      (
+        await sql<{ day_start: string; payer_ids: number[]; seller_ids: number[] }>`
+          select day_start::text, payer_ids, seller_ids from acc_market_days order by day_start`.execute(db)
+      ).rows;
+    const setsBefore = await marketSets();
+    // (not an empty comparison: the fixture's publishable days have payers)
+    expect(setsBefore.some((d) => d.payer_ids.length > 0 && d.seller_ids.length > 0)).toBe(true);
+    await sql`insert into acc_market_day_payers (day_start, payer_id)
+              select day_start, unnest(payer_ids) from acc_market_days`.execute(db);
+    await sql`insert into acc_market_day_sellers (day_start, seller_id)
+              select day_start, unnest(seller_ids) from acc_market_days`.execute(db);
+    await sql`alter table acc_market_days drop column payer_ids, drop column seller_ids`.execute(db);
     await sql`alter table acc_sellers
                 drop column class_payments, drop column class_revenue,
                 drop column external_payments, drop column external_revenue, drop column external_payers,
@@ -85,6 +101,8 @@ describe.each(backends())('migration 0041, leaner work state, on $backend', ({ b
 
     // the external rows went, every other row stayed (acc_state included: the next run is not cold)
     expect(await keptRows(db)).toEqual(before.filter((l) => !/^r\|\d+\|0\|/.test(l)));
+    // the market days' sets moved into their arrays (0045), each day's as it was
+    expect(await marketSets()).toEqual(setsBefore);
     const { rows: options } = await sql<{ t: string; o: string }>`
       select relname as t, array_to_string(reloptions, ',') as o from pg_class
        where relname in ('seller_coverage', 'seller_outgoing_coverage') and relnamespace = current_schema()::regnamespace
