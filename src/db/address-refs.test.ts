@@ -98,7 +98,7 @@ describe.each(backends())('the columns referring to addresses on $backend', ({ b
     ]);
   });
 
-  it('behavior: the prune keeps an address that only an array column names (a market day\'s payer_ids)', async () => {
+  it("behavior: the prune keeps an address that only an array column names (a market day's payer_ids)", async () => {
     database = await freshDatabase(backend);
     const db = database.db;
     // three addresses no fact names: the first in a day's payers, the second in its sellers
