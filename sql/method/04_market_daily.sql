@@ -76,53 +76,134 @@ select d.day_start
    and d.day_start >= coverage.covered_from_ts;
 
 -- The publishable days not in the cache, from the facts (the whole day: it has ended): their
--- payments, as a view this step and the summary's (04b_market_summary.sql, which drops it) read.
+-- payments, as a view this step reads.
 -- (a day cached without its payer and seller sets, set_id null, by a run before the summary step
 -- existed, is computed again with them)
-delete from acc_market_days where set_id is null;
+delete from acc_market_days where set_id is null or payer_ids is null or seller_ids is null;
 create temp table m_mkt_todo on commit drop as
 select day_start from m_market_days where day_start not in (select day_start from acc_market_days);
 
--- In a cold run (step 1a's reset) they come from the payments step 1a read for the whole run
--- (m_window and m_cold_head, the market's first day before the window: every payment of the
--- catalog's sellers visible at run_seq up to the as-of block, from market_from_ts on, which holds
--- every publishable day): reading the facts again cost as much as the window's read (at 3M
--- payments, 186.5 s of a 457.6 s cold run under 3.0.0: one seller_funded probe per payment).
--- Otherwise from the facts. (Each branch is gated by a one-time filter, so only the cold ones or
--- the steady one are read; both give the same rows for the same days.)
+-- In a steady run they come from the facts (m_mkt_payments, below). In a cold run (step 1a's
+-- reset) from what step 1a read and grouped for the whole run (m_window and m_cold_head, the
+-- market's first day before the window: every payment of the catalog's sellers visible at run_seq
+-- up to the as-of block, from market_from_ts on, which holds every publishable day): reading the
+-- facts again cost as much as the window's read (at 3M payments, 186.5 s of a 457.6 s cold run
+-- under 3.0.0: one seller_funded probe per payment). (Each branch below is gated by a one-time
+-- filter on `reset`, so only the cold ones or the steady ones are read; both give the same rows
+-- for the same days: test/method/cold.test.ts.)
 create or replace temp view m_mkt_payments as
-select t.block_timestamp - t.block_timestamp % 86400 as day_start, t.payer_id,
-       t.seller_id, t.value, t.class, t.reason
-  from (select block_timestamp, payer_id, seller_id, value, class, reason from m_window
-        union all  -- the market's first day before the window, moved out of m_window (01a)
-        select block_timestamp, payer_id, seller_id, value, class, reason from m_cold_head) t
- where (select reset from m_acc)
-   and t.block_timestamp >= (select min(day_start) from m_mkt_todo)
-   and t.block_timestamp < (select max(day_start) + 86400 from m_mkt_todo)
-union all
 select t.block_timestamp - t.block_timestamp % 86400 as day_start, t.payer_id,
        t.seller_id, t.value, t.class, t.reason
   from m_payment_facts t
   join m_catalog_sellers c on c.seller_id = t.seller_id  -- (address ids: migration 0028)
  cross join m_gen g   -- (run_seq as a column: visible_at is inlined, see 01_inputs.sql)
  where not (select reset from m_acc)
+   -- (no day to compute, as in most steady runs: a one-time filter, so no statement reading this
+   -- view reads a fact; without it a plan grouping the view scanned them, ~2 s a run at 1M)
+   and (select count(*) from m_mkt_todo) > 0
    and t.block_timestamp >= (select min(day_start) from m_mkt_todo)
    and t.block_timestamp < (select max(day_start) + 86400 from m_mkt_todo)
    and t.block_number <= (select as_of_block from m_gen)
    and visible_at(t.added_seq, t.removed_seq, g.run_seq);
 
-insert into acc_market_days (day_start, payments, volume_micro, payers, sellers_paid, median_micro, external_volume)
+-- Each day's distinct payers and sellers paid, as ascending arrays of address ids kept in the
+-- day's row (migration 0045): the day's counts are their lengths, and step 4b counts a period's
+-- distinct payers and sellers from them (docs/METHOD.md 2.12.2). In a steady run from the day's
+-- payments (none, usually: no day is computed). In a cold run from what step 1a has already
+-- grouped: the payers from its (seller, day, payer) groups (m_window_day_payers), the sellers from
+-- acc_seller_days; the market's first day also has the payments before the window (m_cold_head).
+-- The (day, id) pairs are made distinct by hashing (at 10M payments ~3M pairs out of ~9M groups),
+-- and only they are sorted, by the arrays' aggregates.
+create temp table m_mkt_sets on commit drop as
+with payers as (
+  select day_start, payer_id as id
+    from m_mkt_payments
+  union all
+  select d.day::int8 * 86400, d.payer_id
+    from m_window_day_payers d
+   where (select reset from m_acc)
+  union all
+  select h.block_timestamp - h.block_timestamp % 86400, h.payer_id
+    from m_cold_head h
+   where (select reset from m_acc)),
+sellers as (
+  select day_start, seller_id as id
+    from m_mkt_payments
+  union all
+  select a.day_start, a.seller_id
+    from acc_seller_days a
+   where (select reset from m_acc)
+  union all
+  select h.block_timestamp - h.block_timestamp % 86400, h.seller_id
+    from m_cold_head h
+   where (select reset from m_acc))
 select d.day_start,
-       count(p.value)::int,
-       coalesce(sum(p.value), 0),
-       count(distinct p.payer_id)::int,
-       count(distinct p.seller_id)::int,
-       percentile_disc(0.5) within group (order by p.value) filter (where p.class <> 4),
-       case when (select payment_set from m_gen) = 'all_classes'
-            then coalesce(sum(p.value) filter (where p.reason = 0), 0) end
+       coalesce(p.ids, '{}') as payer_ids,
+       coalesce(s.ids, '{}') as seller_ids
   from m_mkt_todo d
-  left join m_mkt_payments p on p.day_start = d.day_start
- group by d.day_start;
+  left join (select day_start, array_agg(id order by id) as ids
+               from (select distinct day_start, id from payers
+                      where day_start in (select day_start from m_mkt_todo)) x
+              group by day_start) p using (day_start)
+  left join (select day_start, array_agg(id order by id) as ids
+               from (select distinct day_start, id from sellers
+                      where day_start in (select day_start from m_mkt_todo)) x
+              group by day_start) s using (day_start);
+
+-- The days' histograms: payments per (day, value, per request or not), and how many of them are
+-- external (reason 0); a few thousand rows a day. A steady run's from the facts; a cold run's from
+-- step 1a's read, grouped by its `bigint` value (by `numeric`, as the facts' view gives it, took
+-- about twice as long) and by hashing (the planner, not knowing how few groups there are, sorted
+-- every payment by its value: sort off for that statement). The days between the first and the
+-- last to compute that are cached are grouped too, and left unread.
+create temp table m_mkt_hist on commit drop as
+select day_start, value::numeric as value, class <> 4 as per_request, count(*) as n,
+       count(*) filter (where reason = 0) as n_external
+  from m_mkt_payments
+ group by 1, 2, 3;
+set local enable_sort = off;
+insert into m_mkt_hist (day_start, value, per_request, n, n_external)
+select c.day_start, c.value::numeric, c.per_request, c.n, c.n_external
+  from (select t.block_timestamp - t.block_timestamp % 86400 as day_start, t.value, t.class <> 4 as per_request,
+               count(*) as n, count(*) filter (where t.reason = 0) as n_external
+          from (select block_timestamp, value, class, reason from m_window
+                union all  -- the market's first day before the window, moved out of m_window (01a)
+                select block_timestamp, value, class, reason from m_cold_head) t
+         where (select reset from m_acc)
+           and t.block_timestamp >= (select min(day_start) from m_mkt_todo)
+           and t.block_timestamp < (select max(day_start) + 86400 from m_mkt_todo)
+         group by 1, 2, 3) c;
+set local enable_sort = on;
+drop view m_mkt_payments;
+
+-- The day's numbers: payments, volume and (3.x) external volume summed, and the median over the
+-- per-request payments (every class but 4, a batch claim; null when none): the smallest value
+-- whose running count reaches half of them, as percentile_disc(0.5) gives it. The set number
+-- (set_id) tells step 4b which periods hold a day built since its last run.
+insert into acc_market_days (day_start, payments, volume_micro, payers, sellers_paid, median_micro, external_volume,
+                             payer_ids, seller_ids, set_id)
+select d.day_start,
+       coalesce(n.payments, 0)::int,
+       coalesce(n.volume, 0),
+       cardinality(d.payer_ids),
+       cardinality(d.seller_ids),
+       n.median,
+       case when (select payment_set from m_gen) = 'all_classes' then coalesce(n.external, 0) end,
+       d.payer_ids,
+       d.seller_ids,
+       nextval('acc_market_set_ids')
+  from m_mkt_sets d
+  left join (select day_start,
+                    sum(n)                                                         as payments,
+                    sum(value * n)                                                 as volume,
+                    sum(value * n_external)                                        as external,
+                    min(value) filter (where per_request and 2 * cum >= requests)  as median
+               from (select h.*,
+                            sum(n) filter (where per_request) over (partition by day_start order by value) as cum,
+                            sum(n) filter (where per_request) over (partition by day_start)                as requests
+                       from m_mkt_hist h) c
+              group by day_start) n using (day_start)
+ order by d.day_start;
 
 delete from acc_market_state;
 insert into acc_market_state (checked_seq, sellers_key, payment_set)

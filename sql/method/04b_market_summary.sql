@@ -6,62 +6,16 @@
 -- a sum of the days' counts); last_7d also has the change of each against prev_7d.
 --
 -- Incremental: the periods' days change at most once a day. Each cached market day
--- (acc_market_days) keeps its distinct payers and sellers (acc_market_day_payers,
--- acc_market_day_sellers), built in the run that computed the day (step 4's m_mkt_todo) and
--- numbered by set_id; a period's numbers (acc_market_summary) are reused while its first day, its
--- number of days and the highest set_id of its days are the same. A day step 4 rebuilt (its facts
--- changed, or the sellers or the payment set did) has a new set_id, so the periods holding it
--- are computed again, from the day sets, not from the payments.
+-- (acc_market_days) keeps its distinct payers and sellers (the arrays payer_ids and seller_ids,
+-- migration 0045), built by step 4 in the run that computed the day and numbered by set_id; a
+-- period's numbers (acc_market_summary) are reused while its first day, its number of days and the
+-- highest set_id of its days are the same. A day step 4 rebuilt (its facts changed, or the sellers
+-- or the payment set did) has a new set_id, so the periods holding it are computed again, from the
+-- day sets, not from the payments.
 
--- The days step 4 has just computed: their distinct (seller, payer) pairs, in one pass over their
--- payments (none in a steady run: no day was computed). In a cold run (step 1a's reset) the
--- window's pairs are step 1a's (seller, day, payer) grouping (m_window_day_payers, one row per
--- pair and day already: at 10M payments, grouping the payments again took 17 s), and only the
--- market's first day, which also has the payments before the window (m_cold_head), is grouped
--- here, from that day's pairs and those payments.
-create temp table m_mkt_pairs on commit drop as
-select distinct p.day_start, p.seller_id, p.payer_id
-  from m_mkt_payments p
- where not (select reset from m_acc)
-   and p.day_start in (select day_start from m_mkt_todo)
-union all
-select d.day::int8 * 86400, d.seller_id, d.payer_id
-  from m_window_day_payers d
- where (select reset from m_acc)
-   and d.day::int8 * 86400 <> (select market_from_ts from m_gen)
-   and d.day::int8 * 86400 in (select day_start from m_mkt_todo)
-union all
-select distinct x.day_start, x.seller_id, x.payer_id
-  from (select d.day::int8 * 86400 as day_start, d.seller_id, d.payer_id
-          from m_window_day_payers d
-         where d.day::int8 * 86400 = (select market_from_ts from m_gen)
-        union all
-        select h.block_timestamp - h.block_timestamp % 86400, h.seller_id, h.payer_id
-          from m_cold_head h) x
- where (select reset from m_acc)
-   and x.day_start in (select day_start from m_mkt_todo);
-drop view m_mkt_payments;
-
--- Day sets only for the publishable days: those of a day no longer publishable go, and a day
--- computed now replaces any it had (its acc_market_days row was dropped by step 4).
--- (one statement per bound, each an index range or lookup: an `or` of them read every row)
-delete from acc_market_day_payers where day_start = any (array(select day_start from m_mkt_todo));
-delete from acc_market_day_payers where day_start < (select min(day_start) from m_market_days);
-delete from acc_market_day_payers where day_start > (select max(day_start) from m_market_days);
-delete from acc_market_day_sellers where day_start = any (array(select day_start from m_mkt_todo));
-delete from acc_market_day_sellers where day_start < (select min(day_start) from m_market_days);
-delete from acc_market_day_sellers where day_start > (select max(day_start) from m_market_days);
--- (the cached days before the first publishable day are no longer read: they go too, so the
--- cache stays the publishable days plus at most those after them)
+-- (the cached days before the first publishable day are no longer read: they go, so the cache
+-- stays the publishable days plus at most those after them)
 delete from acc_market_days where day_start < (select min(day_start) from m_market_days);
-
-insert into acc_market_day_payers (day_start, payer_id)
-select distinct day_start, payer_id from m_mkt_pairs order by 1, 2;
-insert into acc_market_day_sellers (day_start, seller_id)
-select distinct day_start, seller_id from m_mkt_pairs order by 1, 2;
-update acc_market_days
-   set set_id = nextval('acc_market_set_ids')
- where day_start in (select day_start from m_mkt_todo);
 
 -- The periods: the publishable days numbered from the latest (1).
 create temp table m_sum_days on commit drop as
@@ -87,20 +41,26 @@ delete from acc_market_summary s
                       and p.days = s.days
                       and p.set_max is not distinct from s.set_max);
 
+-- (each period's distinct ids hashed: up to 30 days' arrays, ~3M ids at 10M payments, where a
+-- count(distinct) sorts them)
 insert into acc_market_summary (
   period, first_day_start, days, set_max, payments, volume_micro, external_volume_micro, payers, sellers_paid)
 select p.period, p.first_day_start, p.days, p.set_max,
        t.payments, t.volume_micro, t.external_volume_micro,
        case when p.days > 0
-            then (select count(distinct x.payer_id)::int
-                    from acc_market_day_payers x
-                    join m_sum_days d on d.day_start = x.day_start
-                   where d.n between p.lo and p.hi) end,
+            then (select count(*)::int
+                    from (select distinct x.id
+                            from m_sum_days d
+                            join acc_market_days a on a.day_start = d.day_start
+                           cross join lateral unnest(a.payer_ids) x(id)
+                           where d.n between p.lo and p.hi) u) end,
        case when p.days > 0
-            then (select count(distinct x.seller_id)::int
-                    from acc_market_day_sellers x
-                    join m_sum_days d on d.day_start = x.day_start
-                   where d.n between p.lo and p.hi) end
+            then (select count(*)::int
+                    from (select distinct x.id
+                            from m_sum_days d
+                            join acc_market_days a on a.day_start = d.day_start
+                           cross join lateral unnest(a.seller_ids) x(id)
+                           where d.n between p.lo and p.hi) u) end
   from m_sum_periods p
  cross join lateral (select sum(a.payments)::int8 as payments,
                             sum(a.volume_micro)   as volume_micro,

@@ -1,11 +1,13 @@
 import { sql, type Kysely } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { backends, freshDatabase, type TestDatabase } from '../../test/helpers/db.ts';
+import { pruneAddresses } from '../publish/prune.ts';
 import { ADDRESS_REFS } from './address-refs.ts';
 
 /**
- * The integer `*_id` columns of the schema's tables that are NOT address ids, each with why. A
- * new `*_id` column goes either here or into ADDRESS_REFS; anywhere else, the test below fails.
+ * The integer `*_id` (and integer array `*_ids`) columns of the schema's tables that are NOT
+ * address ids, each with why. A new such column goes either here or into ADDRESS_REFS; anywhere
+ * else, the test below fails.
  */
 const NOT_ADDRESS_IDS: readonly { table: string; column: string; why: string }[] = [
   { table: 'addresses', column: 'address_id', why: 'the id itself' },
@@ -35,8 +37,8 @@ const key = (r: { table: string; column: string }) => `${r.table}.${r.column}`;
 
 /**
  * The columns of the schema's tables (a partitioned table, not its partitions; no views) that
- * could hold an address id: every integer column whose name ends in `_id`, and every column of a
- * foreign key to `addresses`.
+ * could hold an address id: every integer column whose name ends in `_id`, every integer array
+ * whose name ends in `_ids`, and every column of a foreign key to `addresses`.
  */
 async function candidateColumns(db: Kysely<any>): Promise<string[]> {
   const { rows } = await sql<{ table: string; column: string }>`
@@ -47,8 +49,8 @@ async function candidateColumns(db: Kysely<any>): Promise<string[]> {
      where n.nspname = current_schema()
        and c.relkind in ('r', 'p')
        and not c.relispartition
-       and a.atttypid in ('int2'::regtype, 'int4'::regtype, 'int8'::regtype)
-       and a.attname like '%\\_id'
+       and ((a.atttypid in ('int2'::regtype, 'int4'::regtype, 'int8'::regtype) and a.attname like '%\\_id')
+            or (a.atttypid in ('int2[]'::regtype, 'int4[]'::regtype, 'int8[]'::regtype) and a.attname like '%\\_ids'))
     union
     select c.relname, a.attname
       from pg_constraint k
@@ -88,6 +90,29 @@ describe.each(backends())('the columns referring to addresses on $backend', ({ b
     await sql`create table scratch_channels (channel int8 not null, receiver int4 not null references addresses)`.execute(
       database.db,
     );
-    expect(await unlisted(database.db)).toEqual(['scratch_channels.receiver', 'scratch_day_payers.payer_id']);
+    await sql`create table scratch_day_sets (day int4 not null, payer_ids int4[] not null)`.execute(database.db);
+    expect(await unlisted(database.db)).toEqual([
+      'scratch_channels.receiver',
+      'scratch_day_payers.payer_id',
+      'scratch_day_sets.payer_ids',
+    ]);
+  });
+
+  it("behavior: the prune keeps an address that only an array column names (a market day's payer_ids)", async () => {
+    database = await freshDatabase(backend);
+    const db = database.db;
+    // three addresses no fact names: the first in a day's payers, the second in its sellers
+    const ids = (
+      await sql<{ address_id: number }>`
+        insert into addresses (address) values (decode(repeat('01', 20), 'hex')), (decode(repeat('02', 20), 'hex')),
+                                               (decode(repeat('03', 20), 'hex'))
+        returning address_id`.execute(db)
+    ).rows.map((r) => r.address_id);
+    await sql`
+      insert into acc_market_days (day_start, payments, volume_micro, payers, sellers_paid, payer_ids, seller_ids, set_id)
+      values (86400, 1, 5, 1, 1, ${[ids[0]!]}::int4[], ${[ids[1]!]}::int4[], 1)`.execute(db);
+    expect(await db.transaction().execute((trx) => pruneAddresses(trx))).toBe(1);
+    const left = await db.selectFrom('addresses').select('address_id').orderBy('address_id').execute();
+    expect(left.map((r) => r.address_id)).toEqual([ids[0], ids[1]]);
   });
 });

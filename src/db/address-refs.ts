@@ -3,8 +3,9 @@
  * to the addresses dictionary (docs/data-model.md, "The addresses dictionary, bounded").
  * `pruneGenerations` (src/publish/prune.ts) deletes the addresses that none of these columns
  * names, so a column missing here would lose its addresses: `src/db/address-refs.test.ts` fails
- * when a table of the schema has an integer `*_id` column (or a foreign key to `addresses`) that
- * is neither listed here nor in its list of ids that are not address ids.
+ * when a table of the schema has an integer `*_id` column, an integer array `*_ids` column (or a
+ * foreign key to `addresses`) that is neither listed here nor in its list of ids that are not
+ * address ids.
  *
  * Adding a column that refers to addresses: one line here (the table with the column, not a view;
  * a partitioned table, not its partitions). Nothing else changes.
@@ -12,6 +13,8 @@
 export interface AddressRef {
   readonly table: string;
   readonly column: string;
+  /** The column is an array of address ids (an integer array named `*_ids`), not one id. */
+  readonly array?: true;
 }
 
 export const ADDRESS_REFS: readonly AddressRef[] = [
@@ -49,7 +52,7 @@ export const ADDRESS_REFS: readonly AddressRef[] = [
   { table: 'acc_reason_sellers', column: 'seller_id' },
   { table: 'acc_operator_pairs', column: 'seller_id' },
   { table: 'acc_operator_pairs', column: 'payer_id' },
-  // the market summary's day sets (migration 0038)
-  { table: 'acc_market_day_payers', column: 'payer_id' },
-  { table: 'acc_market_day_sellers', column: 'seller_id' },
+  // the market summary's day sets (migration 0038), arrays in the day's row since 0045
+  { table: 'acc_market_days', column: 'payer_ids', array: true },
+  { table: 'acc_market_days', column: 'seller_ids', array: true },
 ];

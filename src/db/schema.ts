@@ -469,6 +469,10 @@ export interface AccMarketDaysTable {
   external_volume: Micro | null;
   /** The build of the day's payer and seller sets (migration 0038); null until built. */
   set_id: ColumnType<bigint | null, bigint | null | undefined, bigint | null>;
+  /** The day's distinct payers, address ids ascending (migration 0045); null until built. */
+  payer_ids: ColumnType<number[] | null, number[] | null | undefined, number[] | null>;
+  /** The day's distinct sellers paid, address ids ascending (migration 0045); null until built. */
+  seller_ids: ColumnType<number[] | null, number[] | null | undefined, number[] | null>;
 }
 /** Which optional outputs a generation has (sql/migrations/0038): `operator_groups`, `market_summary`. */
 export interface GenOutputsTable {
@@ -513,16 +517,6 @@ export interface GenMarketSummaryTable {
   change_external_volume: string | null;
   change_payers: string | null;
   change_sellers_paid: string | null;
-}
-/** The distinct payers of a cached market day (sql/migrations/0038). */
-export interface AccMarketDayPayersTable {
-  day_start: Int8;
-  payer_id: number;
-}
-/** The distinct sellers paid of a cached market day (sql/migrations/0038). */
-export interface AccMarketDaySellersTable {
-  day_start: Int8;
-  seller_id: number;
 }
 /** The market summary's periods of the last run, with the days they covered (sql/migrations/0038). */
 export interface AccMarketSummaryTable {
@@ -691,7 +685,5 @@ export interface Schema {
   gen_operator_groups: GenOperatorGroupsTable;
   gen_operator_members: GenOperatorMembersTable;
   gen_market_summary: GenMarketSummaryTable;
-  acc_market_day_payers: AccMarketDayPayersTable;
-  acc_market_day_sellers: AccMarketDaySellersTable;
   acc_market_summary: AccMarketSummaryTable;
 }

@@ -24,9 +24,8 @@ export const DERIVED_TABLES = [
   'acc_seller_days',
   'acc_market_state',
   'acc_market_days',
-  // the market days' payer and seller sets and the summary's periods (step 4b)
-  'acc_market_day_payers',
-  'acc_market_day_sellers',
+  // the summary's periods (step 4b; the market days' payer and seller sets are arrays in
+  // acc_market_days, migration 0045)
   'acc_market_summary',
   // method 3.0.0's per-class and per-reason numbers (step 1c) and the pairs they were decided with
   'acc_seller_classes',

@@ -280,10 +280,12 @@ async function dropOutgoingPartitions(trx: Transaction<Schema>): Promise<bigint[
  * written its work state before publishing and pruning. An id is never reused (an identity), so an
  * address stored again later gets a new id and no stale id can name it.
  */
-async function pruneAddresses(trx: Transaction<Schema>): Promise<number> {
-  const unreferenced = ADDRESS_REFS.map(
-    ({ table, column }) =>
-      sql`not exists (select 1 from ${sql.table(table)} r where ${sql.ref(`r.${column}`)} = a.address_id)`,
+export async function pruneAddresses(trx: Transaction<Schema>): Promise<number> {
+  const unreferenced = ADDRESS_REFS.map(({ table, column, array }) =>
+    array
+      ? sql`not exists (select 1 from ${sql.table(table)} r cross join lateral unnest(${sql.ref(`r.${column}`)}) x(id)
+                         where x.id = a.address_id)`
+      : sql`not exists (select 1 from ${sql.table(table)} r where ${sql.ref(`r.${column}`)} = a.address_id)`,
   );
   const gone = await sql<{ n: bigint }>`
     with gone as (delete from addresses a where ${sql.join(unreferenced, sql` and `)} returning 1)

@@ -53,12 +53,16 @@ describe.each(backends())('migration 0041, leaner work state, on $backend', ({ b
     await migrate(db, BEFORE_0041);
     // Today's method SQL needs the layout of the migrations after 0041 (0042's and 0046's
     // acc_sellers columns, 0044's line days, ...), none of which depends on 0041: they are applied
-    // first, out of order, so that migrate() below applies 0041 alone to the state the code before
-    // it left. (A later migration that does depend on 0041 makes this test fail.)
+    // first, out of order, so that migrate() below applies 0041 to the state the code before it
+    // left. (A later migration that does depend on 0041 makes this test fail.) 0045 is the
+    // exception, so that its conversion is tested too: its arrays of the market days' sets are
+    // added by hand for the first run and, before migrating, moved into the tables the code
+    // before 0045 kept them in.
     await migrate(
       db,
-      ALL.filter((m) => m.version > 41),
+      ALL.filter((m) => m.version > 41 && m.version !== 45),
     );
+    await sql`alter table acc_market_days add column payer_ids int4[], add column seller_ids int4[]`.execute(db);
     const { snapshotId } = await loadFixture3(db);
     await sql`insert into seller_outgoing_coverage (seller_address, from_block, from_ts, to_block)
               select seller_address, from_block, from_ts, to_block from seller_coverage`.execute(db);
@@ -78,11 +82,26 @@ describe.each(backends())('migration 0041, leaner work state, on $backend', ({ b
       select count(*)::int4 as n from acc_reason_payers where reason = 0`.execute(db);
     expect(external[0]!.n).toBe(8 + 2 + 4);
     const before = await keptRows(db);
+    const marketSets = async () =>
+      (
+        await sql<{ day_start: string; payer_ids: number[]; seller_ids: number[] }>`
+          select day_start::text, payer_ids, seller_ids from acc_market_days order by day_start`.execute(db)
+      ).rows;
+    const setsBefore = await marketSets();
+    // (not an empty comparison: the fixture's publishable days have payers)
+    expect(setsBefore.some((d) => d.payer_ids.length > 0 && d.seller_ids.length > 0)).toBe(true);
+    await sql`insert into acc_market_day_payers (day_start, payer_id)
+              select day_start, unnest(payer_ids) from acc_market_days`.execute(db);
+    await sql`insert into acc_market_day_sellers (day_start, seller_id)
+              select day_start, unnest(seller_ids) from acc_market_days`.execute(db);
+    await sql`alter table acc_market_days drop column payer_ids, drop column seller_ids`.execute(db);
 
-    expect(await migrate(db)).toEqual([41]);
+    expect(await migrate(db)).toEqual([41, 45]);
 
     // the external rows went, every other row stayed (acc_state included: the next run is not cold)
     expect(await keptRows(db)).toEqual(before.filter((l) => !/^r\|\d+\|0\|/.test(l)));
+    // the market days' sets moved into their arrays (0045), each day's as it was
+    expect(await marketSets()).toEqual(setsBefore);
     const { rows: options } = await sql<{ t: string; o: string }>`
       select relname as t, array_to_string(reloptions, ',') as o from pg_class
        where relname in ('seller_coverage', 'seller_outgoing_coverage') and relnamespace = current_schema()::regnamespace

@@ -85,16 +85,10 @@ export async function groupsDatabase(backend: 'pglite' | 'pg'): Promise<{ t: Tes
 
 /**
  * The steps of `version` as they were before migration 0038: without the operator groups and the
- * summary (step 4's view of the day's payments, which the summary step drops, goes after step 4).
+ * summary.
  */
 export function stepsBefore0038(version: string): MethodStep[] {
-  return loadMethodSteps(version).flatMap((s) =>
-    s.name === 'operator_groups' || s.name === 'market_summary'
-      ? []
-      : s.name === 'market_daily'
-        ? [s, { name: 'drop_view', file: '', sql: 'drop view m_mkt_payments' }]
-        : [s],
-  );
+  return loadMethodSteps(version).filter((s) => s.name !== 'operator_groups' && s.name !== 'market_summary');
 }
 
 /**
