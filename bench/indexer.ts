@@ -59,6 +59,8 @@ const { values: args, positionals } = parseArgs({
     'log-level': { type: 'string', default: 'warn' },
     // Each SQL statement this process sends, timed and summed (bench/statement-profile.ts).
     'profile-statements': { type: 'boolean', default: false },
+    // Trials of the sync's own settings (SyncOptions), for the whole run and the sync alone.
+    'parallel-batches': { type: 'string' },
   },
 });
 const PAYMENTS = Number(args.payments);
@@ -171,6 +173,9 @@ async function main() {
   await migrate(db.db);
   const postgresCpu = backendCpuMeter(process.env.TEST_DATABASE_URL, appName);
   const concurrency = Number(args.concurrency);
+  const syncTrials = {
+    ...(args['parallel-batches'] ? { parallelBatches: Number(args['parallel-batches']) } : {}),
+  };
   const timeoutMs = Number(args['rpc-timeout-ms']);
   const client = createChainClient({ rpcUrls: [url], chainId: 8453, timeoutMs });
   // The whole run reads its sellers from a catalog file, as `run` with CATALOG_SOURCE=<file> does.
@@ -221,6 +226,7 @@ async function main() {
       {
         ...deps,
         createChainClient: (o) => deps.createChainClient({ ...o, timeoutMs }),
+        syncChain: (d, c, o) => deps.syncChain(d, c, { ...o, ...syncTrials }),
       },
       {
         log,
@@ -254,6 +260,7 @@ async function main() {
       windowSeconds: WINDOW,
       runSeq: BigInt(rows[0]!.seq),
       concurrency,
+      ...syncTrials,
     });
   }
   const indexMs = performance.now() - start;
@@ -323,6 +330,7 @@ async function main() {
     postgresCpuSecondsDuringSync: postgresCpuSync === null ? null : +postgresCpuSync.toFixed(2),
     // Polls (every 200 ms) that found one of the benchmark's backends running a statement.
     postgresActiveSamples: postgresCpu.samples(),
+    postgresWaitSamples: postgresCpu.waits(),
     ...(args['profile-statements'] && { statementMs: statementProfile() }),
     bareClientCpuSeconds: bare && +(bare.cpuSeconds / 1e6).toFixed(2),
     serverCpuSecondsDuringBare: bare && +(serverCpu2 - serverCpu1).toFixed(2),
@@ -385,17 +393,25 @@ function backendCpuMeter(baseUrl: string, appName: string) {
   let timer: NodeJS.Timeout | undefined;
   let linux = true;
   const activeSamples = new Map<string, number>();
+  const waitSamples = new Map<string, number>();
   const poll = async (baseline: boolean) => {
-    const { rows } = await sql<{ pid: number; active: string | null }>`
-      select pid, case when state = 'active' then query end as active
+    const { rows } = await sql<{ pid: number; active: string | null; waiting: string | null }>`
+      select pid, case when state = 'active' then query end as active,
+             case when state = 'active' and wait_event_type in ('Lock', 'LWLock', 'IO', 'IPC')
+                  then wait_event_type || ':' || wait_event end as waiting
         from pg_stat_activity where application_name = ${appName}`.execute(admin!.db);
-    for (const { pid, active } of rows) {
-      // A sampling profile of the backends: which statement was running at each poll.
+    for (const { pid, active, waiting } of rows) {
+      // A sampling profile of the backends: which statement was running at each poll, and what it
+      // waited for when it was not on a CPU (a lock of another chunk's transaction, I/O).
       if (active !== null && !baseline) {
         // (a statement whose first kilobyte is comments shows none of its SQL: the server keeps
         // track_activity_query_size, 1 kB by default, of each statement's text)
         const key = statementKey(active) || '(comments only in its first 1 kB)';
         activeSamples.set(key, (activeSamples.get(key) ?? 0) + 1);
+        if (waiting !== null) {
+          const wait = `[${waiting}] ${key}`;
+          waitSamples.set(wait, (waitSamples.get(wait) ?? 0) + 1);
+        }
       }
       const t = ticks(pid);
       if (t === undefined) continue;
@@ -412,6 +428,8 @@ function backendCpuMeter(baseUrl: string, appName: string) {
   return {
     /** Polls that found a backend running each statement (its first words), most first. */
     samples: () => Object.fromEntries([...activeSamples].sort((a, b) => b[1] - a[1]).slice(0, 12)),
+    /** Of those, the polls that found the backend waiting (lock, I/O), by wait event and statement. */
+    waits: () => Object.fromEntries([...waitSamples].sort((a, b) => b[1] - a[1]).slice(0, 12)),
     /** The CPU seconds so far, as of the last poll (at most 200 ms old). */
     now: (): number | null => (linux ? total() : null),
     async start() {
