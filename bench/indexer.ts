@@ -185,9 +185,16 @@ async function main() {
 
   let peakRss = 0;
   let peakHeap = 0;
+  // Where the memory was when RSS peaked: V8's heap (used and reserved), memory outside it that
+  // JavaScript objects hold (Buffers: responses, COPY text), and the rest (code, the runtime).
+  let atPeak: NodeJS.MemoryUsage | undefined;
   let stagePeakRss = 0; // since the current stage of a whole run started
   const sampler = setInterval(() => {
-    peakRss = Math.max(peakRss, process.memoryUsage.rss());
+    const rss = process.memoryUsage.rss();
+    if (rss > peakRss) {
+      peakRss = rss;
+      atPeak = process.memoryUsage();
+    }
     stagePeakRss = Math.max(stagePeakRss, process.memoryUsage.rss());
     peakHeap = Math.max(peakHeap, process.memoryUsage().heapUsed);
   }, 50);
@@ -325,6 +332,15 @@ async function main() {
     paymentsPerSecond: Math.round(payments / (indexMs / 1000)),
     peakRssMB: Math.round(peakRss / 2 ** 20),
     peakHeapUsedMB: Math.round(peakHeap / 2 ** 20),
+    ...(atPeak && {
+      atPeakRssMB: {
+        heapUsed: Math.round(atPeak.heapUsed / 2 ** 20),
+        heapTotal: Math.round(atPeak.heapTotal / 2 ** 20),
+        external: Math.round(atPeak.external / 2 ** 20),
+        arrayBuffers: Math.round(atPeak.arrayBuffers / 2 ** 20),
+        outsideHeap: Math.round((atPeak.rss - atPeak.heapTotal - atPeak.external) / 2 ** 20),
+      },
+    }),
     indexerCpuSeconds: +((cpu.user + cpu.system) / 1e6).toFixed(2),
     serverCpuSecondsDuringSync: +(serverCpu1 - serverCpu0).toFixed(2),
     postgresCpuSecondsDuringSync: postgresCpuSync === null ? null : +postgresCpuSync.toFixed(2),

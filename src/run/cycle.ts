@@ -142,7 +142,9 @@ export async function runCycle(
     snapshot = await start('snapshot', () => deps.storeCatalogSnapshot(db, catalog));
     const snapshotFailed = new AbortController();
     snapshot.done.catch((error: unknown) => snapshotFailed.abort(error));
-    const syncSignal = options.signal ? AbortSignal.any([options.signal, snapshotFailed.signal]) : snapshotFailed.signal;
+    const syncSignal = options.signal
+      ? AbortSignal.any([options.signal, snapshotFailed.signal])
+      : snapshotFailed.signal;
     const catalogSnapshotId = snapshot.done;
 
     const client = deps.createChainClient({

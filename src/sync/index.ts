@@ -198,7 +198,11 @@ export async function syncChain(db: Kysely<Schema>, client: ChainClient, options
   );
 
   if (work.length > 0)
-    await coverBlockRange(db, work.reduce((min, b) => (b.start < min ? b.start : min), asOf.number), asOf.number);
+    await coverBlockRange(
+      db,
+      work.reduce((min, b) => (b.start < min ? b.start : min), asOf.number),
+      asOf.number,
+    );
 
   const blocks = new BlockCache(client, run);
   blocks.put({ number: asOf.number, hash: asOf.hash, timestamp: asOf.timestamp, parentHash: asOf.hash });
