@@ -269,41 +269,40 @@ async function storeChunkByCopy(
   const client = await pool.connect();
   let broken: Error | undefined;
   try {
-    // The transaction's opening in one round trip (simple query protocol, several statements).
+    // The transaction's opening in one round trip (simple query protocol, several statements;
+    // inside the try: a statement after `begin` that fails leaves the transaction to roll back).
     await client.query(openChunkSql(chunkBlockNumbers(rows.blocks, rows.transfers)));
-    try {
-      const run: RunStatement = (text, params) => client.query(text, params ? [...params] : undefined);
-      await copyInto(
-        client,
-        'x402_stage_blocks',
-        copyText(rows.blocks, (x) => `${x.number}\t${x.hash}\t${x.timestamp}`),
-      );
-      await copyInto(
-        client,
-        'x402_stage_transfers',
-        copyText(
-          rows.transfers,
-          (x) =>
-            `${x.txHash}\t${x.logIndex}\t${x.blockHash}\t${x.blockNumber}\t${x.blockTimestamp}\t${x.from}\t${x.to}\t${x.value}`,
-        ),
-      );
-      await copyInto(
-        client,
-        'x402_stage_authorizations',
-        copyText(
-          rows.auths,
-          (x) => `${x.txHash}\t${x.logIndex}\t${x.blockHash}\t${x.blockNumber}\t${x.authorizer}\t${x.nonce}`,
-        ),
-      );
-      const stored = await storeStaged(run, write, rows.sellers);
-      await client.query('commit');
-      return stored;
-    } catch (error) {
-      await client.query('rollback').catch((e: unknown) => {
-        broken = e instanceof Error ? e : new Error(String(e));
-      });
-      throw error;
-    }
+    const run: RunStatement = (text, params) => client.query(text, params ? [...params] : undefined);
+    await copyInto(
+      client,
+      'x402_stage_blocks',
+      copyText(rows.blocks, (x) => `${x.number}\t${x.hash}\t${x.timestamp}`),
+    );
+    await copyInto(
+      client,
+      'x402_stage_transfers',
+      copyText(
+        rows.transfers,
+        (x) =>
+          `${x.txHash}\t${x.logIndex}\t${x.blockHash}\t${x.blockNumber}\t${x.blockTimestamp}\t${x.from}\t${x.to}\t${x.value}`,
+      ),
+    );
+    await copyInto(
+      client,
+      'x402_stage_authorizations',
+      copyText(
+        rows.auths,
+        (x) => `${x.txHash}\t${x.logIndex}\t${x.blockHash}\t${x.blockNumber}\t${x.authorizer}\t${x.nonce}`,
+      ),
+    );
+    const stored = await storeStaged(run, write, rows.sellers);
+    await client.query('commit');
+    return stored;
+  } catch (error) {
+    await client.query('rollback').catch((e: unknown) => {
+      broken = e instanceof Error ? e : new Error(String(e));
+    });
+    throw error;
   } finally {
     client.release(broken); // a connection that cannot even roll back is not reused
   }
