@@ -1,32 +1,16 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildCatalog, storeCatalogSnapshot } from '../../src/catalog/index.ts';
-import { loadConfig, BASE_USDC as USDC } from '../../src/config/index.ts';
+import { loadConfig } from '../../src/config/index.ts';
 import { computeGeneration } from '../../src/method/index.ts';
 import { publishGeneration, pruneGenerations } from '../../src/publish/index.ts';
 import { runCycle, type CycleDeps } from '../../src/run/cycle.ts';
 import { coverBlockRange } from '../../src/sync/store.ts';
 import { backends, freshDatabase, type TestDatabase } from '../helpers/db.ts';
+import { oneSellerItem } from '../helpers/e2e.ts';
 import { fixedChain } from '../helpers/fixed-chain.ts';
 
-const SELLER = '0x' + '22'.repeat(20);
-const ITEM = {
-  resource: 'https://api.example/y',
-  type: 'http',
-  x402Version: 1,
-  lastUpdated: '2025-12-01T00:00:00Z',
-  accepts: [
-    {
-      scheme: 'exact',
-      network: 'base',
-      maxAmountRequired: '1000',
-      resource: 'https://api.example/y',
-      payTo: SELLER,
-      asset: USDC,
-      maxTimeoutSeconds: 60,
-    },
-  ],
-};
+const ITEM = oneSellerItem('0x' + '22'.repeat(20));
 const AS_OF = { number: 100n, hash: `0x${'cd'.repeat(32)}` as const, timestamp: 1_767_139_200n };
 
 /** Every stage but the chain is real; `around` replaces the snapshot and the sync. */
