@@ -35,7 +35,8 @@ import { FakeChain, serveJsonRpc, type Hex } from '../test/chain/fake-rpc.ts';
 import { other, payer, seller } from './fake-addresses.ts';
 import { benchCatalogItems } from './fake-catalog.ts';
 import { mulberry32 } from './mulberry32.ts';
-import { profileStatements, resetStatementProfile, statementKey, statementProfile } from './statement-profile.ts';
+import { backendCpuMeter } from './backend-cpu.ts';
+import { profileStatements, resetStatementProfile, statementProfile } from './statement-profile.ts';
 
 const { values: args, positionals } = parseArgs({
   allowPositionals: true,
@@ -59,6 +60,8 @@ const { values: args, positionals } = parseArgs({
     'log-level': { type: 'string', default: 'warn' },
     // Each SQL statement this process sends, timed and summed (bench/statement-profile.ts).
     'profile-statements': { type: 'boolean', default: false },
+    // Trials of the sync's own settings (SyncOptions), for the whole run and the sync alone.
+    'parallel-batches': { type: 'string' },
   },
 });
 const PAYMENTS = Number(args.payments);
@@ -171,6 +174,9 @@ async function main() {
   await migrate(db.db);
   const postgresCpu = backendCpuMeter(process.env.TEST_DATABASE_URL, appName);
   const concurrency = Number(args.concurrency);
+  const syncTrials = {
+    ...(args['parallel-batches'] ? { parallelBatches: Number(args['parallel-batches']) } : {}),
+  };
   const timeoutMs = Number(args['rpc-timeout-ms']);
   const client = createChainClient({ rpcUrls: [url], chainId: 8453, timeoutMs });
   // The whole run reads its sellers from a catalog file, as `run` with CATALOG_SOURCE=<file> does.
@@ -180,9 +186,16 @@ async function main() {
 
   let peakRss = 0;
   let peakHeap = 0;
+  // Where the memory was when RSS peaked: V8's heap (used and reserved), memory outside it that
+  // JavaScript objects hold (Buffers: responses, COPY text), and the rest (code, the runtime).
+  let atPeak: NodeJS.MemoryUsage | undefined;
   let stagePeakRss = 0; // since the current stage of a whole run started
   const sampler = setInterval(() => {
-    peakRss = Math.max(peakRss, process.memoryUsage.rss());
+    const rss = process.memoryUsage.rss();
+    if (rss > peakRss) {
+      peakRss = rss;
+      atPeak = process.memoryUsage();
+    }
     stagePeakRss = Math.max(stagePeakRss, process.memoryUsage.rss());
     peakHeap = Math.max(peakHeap, process.memoryUsage().heapUsed);
   }, 50);
@@ -221,6 +234,7 @@ async function main() {
       {
         ...deps,
         createChainClient: (o) => deps.createChainClient({ ...o, timeoutMs }),
+        syncChain: (d, c, o) => deps.syncChain(d, c, { ...o, ...syncTrials }),
       },
       {
         log,
@@ -254,6 +268,7 @@ async function main() {
       windowSeconds: WINDOW,
       runSeq: BigInt(rows[0]!.seq),
       concurrency,
+      ...syncTrials,
     });
   }
   const indexMs = performance.now() - start;
@@ -318,11 +333,21 @@ async function main() {
     paymentsPerSecond: Math.round(payments / (indexMs / 1000)),
     peakRssMB: Math.round(peakRss / 2 ** 20),
     peakHeapUsedMB: Math.round(peakHeap / 2 ** 20),
+    ...(atPeak && {
+      atPeakRssMB: {
+        heapUsed: Math.round(atPeak.heapUsed / 2 ** 20),
+        heapTotal: Math.round(atPeak.heapTotal / 2 ** 20),
+        external: Math.round(atPeak.external / 2 ** 20),
+        arrayBuffers: Math.round(atPeak.arrayBuffers / 2 ** 20),
+        outsideHeap: Math.round((atPeak.rss - atPeak.heapTotal - atPeak.external) / 2 ** 20),
+      },
+    }),
     indexerCpuSeconds: +((cpu.user + cpu.system) / 1e6).toFixed(2),
     serverCpuSecondsDuringSync: +(serverCpu1 - serverCpu0).toFixed(2),
     postgresCpuSecondsDuringSync: postgresCpuSync === null ? null : +postgresCpuSync.toFixed(2),
     // Polls (every 200 ms) that found one of the benchmark's backends running a statement.
     postgresActiveSamples: postgresCpu.samples(),
+    postgresWaitSamples: postgresCpu.waits(),
     ...(args['profile-statements'] && { statementMs: statementProfile() }),
     bareClientCpuSeconds: bare && +(bare.cpuSeconds / 1e6).toFixed(2),
     serverCpuSecondsDuringBare: bare && +(serverCpu2 - serverCpu1).toFixed(2),
@@ -361,70 +386,4 @@ async function main() {
     const cpu = process.cpuUsage(cpuStart);
     return { calls: calls.length, logs, ms, cpuSeconds: cpu.user + cpu.system };
   }
-}
-
-/**
- * CPU seconds of this benchmark's own Postgres backends (those whose application_name is
- * `appName`) between start() and stop(): pg_stat_activity is polled every 200 ms from a separate
- * connection for their pids, and each pid's CPU is read from /proc (Linux; null elsewhere). A
- * backend that starts and ends between two polls is missed, so it is a lower bound.
- */
-function backendCpuMeter(baseUrl: string, appName: string) {
-  const first = new Map<number, number>(); // pid -> CPU ticks when first seen
-  const last = new Map<number, number>();
-  const ticks = (pid: number): number | undefined => {
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      return Number(fields[11]) + Number(fields[12]); // utime, stime (USER_HZ = 100 on Linux)
-    } catch {
-      return undefined; // ended meanwhile, or not Linux
-    }
-  };
-  let admin: Awaited<ReturnType<typeof openDatabase>> | undefined;
-  let timer: NodeJS.Timeout | undefined;
-  let linux = true;
-  const activeSamples = new Map<string, number>();
-  const poll = async (baseline: boolean) => {
-    const { rows } = await sql<{ pid: number; active: string | null }>`
-      select pid, case when state = 'active' then query end as active
-        from pg_stat_activity where application_name = ${appName}`.execute(admin!.db);
-    for (const { pid, active } of rows) {
-      // A sampling profile of the backends: which statement was running at each poll.
-      if (active !== null && !baseline) {
-        // (a statement whose first kilobyte is comments shows none of its SQL: the server keeps
-        // track_activity_query_size, 1 kB by default, of each statement's text)
-        const key = statementKey(active) || '(comments only in its first 1 kB)';
-        activeSamples.set(key, (activeSamples.get(key) ?? 0) + 1);
-      }
-      const t = ticks(pid);
-      if (t === undefined) continue;
-      // A backend first seen after start() did all its work within the measured span.
-      if (!first.has(pid)) first.set(pid, baseline ? t : 0);
-      last.set(pid, t);
-    }
-  };
-  const total = () => {
-    let sum = 0;
-    for (const [pid, t] of last) sum += t - first.get(pid)!;
-    return sum / 100;
-  };
-  return {
-    /** Polls that found a backend running each statement (its first words), most first. */
-    samples: () => Object.fromEntries([...activeSamples].sort((a, b) => b[1] - a[1]).slice(0, 12)),
-    /** The CPU seconds so far, as of the last poll (at most 200 ms old). */
-    now: (): number | null => (linux ? total() : null),
-    async start() {
-      linux = ticks(process.pid) !== undefined;
-      admin = await openDatabase({ databaseUrl: baseUrl, maxConnections: 1 });
-      await poll(true);
-      timer = setInterval(() => void poll(false).catch(() => {}), 200);
-    },
-    async stop(): Promise<number | null> {
-      clearInterval(timer);
-      await poll(false);
-      await admin!.close();
-      return linux ? total() : null;
-    },
-  };
 }

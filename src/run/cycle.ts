@@ -95,19 +95,25 @@ export async function runCycle(
     ]);
   const windowSeconds = Number(METHOD_VERSIONS[methodVersion]!.constants.window_seconds);
   const db = database.db;
-  async function stage<T>(name: RunStage, work: () => Promise<T>): Promise<T> {
+  /** Starts a stage once its hook has passed; `done` settles when its work has (and is timed then). */
+  async function start<T>(name: RunStage, work: () => Promise<T>): Promise<{ done: Promise<T> }> {
     options.signal?.throwIfAborted();
     await hook(`before:${name}`);
     const started = performance.now();
     progress(`${name}…`);
-    const result = await work();
-    ms[name] = Math.round(performance.now() - started);
-    progress(`${name} done in ${ms[name]} ms`);
-    return result;
+    const done = work().then((result) => {
+      ms[name] = Math.round(performance.now() - started);
+      progress(`${name} done in ${ms[name]} ms`);
+      return result;
+    });
+    done.catch(() => {}); // awaited by the caller
+    return { done };
   }
+  const stage = async <T>(name: RunStage, work: () => Promise<T>): Promise<T> => (await start(name, work)).done;
 
   await stage('migrate', () => migrate(db, undefined, { copyFacts: false }));
   let lock: HeldLock | undefined;
+  let snapshot: { done: Promise<bigint> } | undefined;
   if (!options.lockHeld) lock = await stage('lock', () => acquireRunLock(database));
   try {
     const catalog = await stage('catalog', () =>
@@ -128,7 +134,18 @@ export async function runCycle(
       },
       'catalog read',
     );
-    const catalogSnapshotId = await stage('snapshot', () => deps.storeCatalogSnapshot(db, catalog));
+    // The snapshot is stored while the run goes on to the as-of point and the sync (the sync stores
+    // chain facts only, and the compute is the first to read the snapshot): on Postgres its own
+    // connection's work then overlaps the sync's, which waits on round trips more than it uses
+    // both cores (docs/benchmarks.md, "Whole run against the bare replay"; on the embedded
+    // database, one connection, they take turns). Its failure stops the sync at the next step.
+    snapshot = await start('snapshot', () => deps.storeCatalogSnapshot(db, catalog));
+    const snapshotFailed = new AbortController();
+    snapshot.done.catch((error: unknown) => snapshotFailed.abort(error));
+    const syncSignal = options.signal
+      ? AbortSignal.any([options.signal, snapshotFailed.signal])
+      : snapshotFailed.signal;
+    const catalogSnapshotId = snapshot.done;
 
     const client = deps.createChainClient({
       rpcUrls: [...config.RPC_URL],
@@ -193,7 +210,7 @@ export async function runCycle(
         concurrency: config.RPC_CONCURRENCY,
         ...(config.CONFIRMATIONS !== undefined ? { confirmations: config.CONFIRMATIONS } : {}),
         ...(finalBlock !== undefined ? { finalBlock } : {}),
-        ...(options.signal ? { signal: options.signal } : {}),
+        signal: syncSignal,
         // A synchronous hook can stop the run between two stored chunks of a stream (tests).
         streams: { ...streams, onChunk: (stream) => void hook(`sync:stream:${stream}`) },
         onProgress: (p) => {
@@ -230,7 +247,7 @@ export async function runCycle(
       generation,
       latest: publishAs === 'latest',
       asOf,
-      catalogSnapshotId,
+      catalogSnapshotId: await catalogSnapshotId,
       runSeq,
       sellers: sellers.length,
       listings: catalog.listings.length,
@@ -240,6 +257,7 @@ export async function runCycle(
       ms,
     };
   } finally {
+    await snapshot?.done.catch(() => {}); // a run that failed meanwhile ends after the snapshot's transaction
     await lock?.release();
   }
 }

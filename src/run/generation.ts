@@ -18,7 +18,8 @@ export function sellersOf(catalog: Catalog): string[] {
 
 export interface SyncAndComputeOptions {
   catalog: Catalog;
-  catalogSnapshotId: bigint;
+  /** The stored snapshot of `catalog`; the run stores it while the sync runs (awaited before the compute). */
+  catalogSnapshotId: bigint | Promise<bigint>;
   asOf: AsOf;
   usdcAddress: string;
   windowSeconds: number;
@@ -67,11 +68,12 @@ export async function syncAndCompute(
     }),
   );
   log.info({ sync }, 'chain synced');
+  const catalogSnapshotId = await o.catalogSnapshotId;
   const generation = await stage('compute', () =>
     deps.computeGeneration(db, {
       runSeq,
       asOf: o.asOf,
-      catalogSnapshotId: o.catalogSnapshotId,
+      catalogSnapshotId,
       sources: o.sources,
       ...(o.methodVersion ? { methodVersion: o.methodVersion } : {}),
       log: log.child({ stage: 'method' }),

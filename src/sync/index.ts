@@ -17,7 +17,7 @@ import { silentLogger, type Logger } from '../lib/log.ts';
 import { ChunkSizer, chunkAt } from './chunk-size.ts';
 import { batches, utcDayStart } from './ranges.ts';
 import { rollbackReorgs } from './reorg.ts';
-import { deleteCoverage, loadCoverage, storeChunk } from './store.ts';
+import { coverBlockRange, deleteCoverage, loadCoverage, storeChunk } from './store.ts';
 import { syncStreams, type StreamStats } from './streams.ts';
 import { reclassNewPairings } from './streams-store.ts';
 
@@ -197,6 +197,13 @@ export async function syncChain(db: Kysely<Schema>, client: ChainClient, options
     'sync planned',
   );
 
+  if (work.length > 0)
+    await coverBlockRange(
+      db,
+      work.reduce((min, b) => (b.start < min ? b.start : min), asOf.number),
+      asOf.number,
+    );
+
   const blocks = new BlockCache(client, run);
   blocks.put({ number: asOf.number, hash: asOf.hash, timestamp: asOf.timestamp, parentHash: asOf.hash });
   const context = { limit: { span: requestSpan < blockRange ? requestSpan : blockRange }, run, signal, blocks };
@@ -248,17 +255,26 @@ export async function syncChain(db: Kysely<Schema>, client: ChainClient, options
       })
     : undefined;
   streamsDone?.catch(() => {}); // awaited below
+  // The ANALYZE runs beside the batches (on a connection of its own on Postgres): the batch whose
+  // chunk started it goes on storing rather than wait for it. One at a time; the last is awaited
+  // before the sync's end.
   let analyzedAt = 0;
-  let analyzing = false;
-  const midAnalyze = async () => {
+  let analyzing: Promise<void> | undefined;
+  let analyzeFailed: unknown;
+  const midAnalyze = () => {
     if (analyzing || stats.transfers - analyzedAt < Math.max(1000, analyzedAt)) return;
-    analyzing = true;
-    try {
-      analyzedAt = stats.transfers;
-      await sql`analyze addresses, blocks, transfers`.execute(db);
-    } finally {
-      analyzing = false;
-    }
+    analyzedAt = stats.transfers;
+    analyzing = sql`analyze addresses, blocks, transfers`
+      .execute(db)
+      .then(
+        () => {},
+        (error: unknown) => {
+          analyzeFailed ??= error;
+        },
+      )
+      .finally(() => {
+        analyzing = undefined;
+      });
   };
   let storedBlocks = 0n;
   const runBatch = async (batch: Batch) => {
@@ -290,7 +306,7 @@ export async function syncChain(db: Kysely<Schema>, client: ChainClient, options
       const added = await storeChunk(db, { logs, sellers: batch.sellers, from: batch.from, toBlock, runSeq });
       stats.ranges++;
       stats.transfers += added.transfers;
-      await midAnalyze();
+      midAnalyze();
       stats.authorizations += added.authorizations;
       storedBlocks += toBlock - fromBlock + 1n;
       log.debug(
@@ -318,9 +334,11 @@ export async function syncChain(db: Kysely<Schema>, client: ChainClient, options
     ),
   );
   const streamsResult = streamsDone ? await Promise.allSettled([streamsDone]) : [];
+  await analyzing;
   // The first failure is the cause; the others were stopped by it.
   const failed = [...streamsResult, ...results].find((r): r is PromiseRejectedResult => r.status === 'rejected');
   if (failed) throw failed.reason;
+  if (analyzeFailed !== undefined) throw analyzeFailed;
   if (streamsDone) {
     stats.streams = await streamsDone;
     options.streams?.beforePairingPass?.();

@@ -31,8 +31,8 @@ export async function tally(
   return { code, out: out.join('\n') };
 }
 
-/** Writes a catalog file of one Base USDC listing paid to `seller`. */
-export function writeOneSellerCatalog(file: string, seller: string): void {
+/** A catalog item: one Base USDC listing paid to `seller`. */
+export function oneSellerItem(seller: string) {
   const resource = 'https://seller1.example/api';
   const accepts = [
     {
@@ -46,12 +46,12 @@ export function writeOneSellerCatalog(file: string, seller: string): void {
       description: 'x',
     },
   ];
-  writeFileSync(
-    file,
-    JSON.stringify({
-      resources: [{ resource, type: 'http', x402Version: 1, lastUpdated: '2025-10-01T00:00:00Z', accepts }],
-    }),
-  );
+  return { resource, type: 'http', x402Version: 1, lastUpdated: '2025-10-01T00:00:00Z', accepts };
+}
+
+/** Writes a catalog file of one Base USDC listing paid to `seller`. */
+export function writeOneSellerCatalog(file: string, seller: string): void {
+  writeFileSync(file, JSON.stringify({ resources: [oneSellerItem(seller)] }));
 }
 
 /** Where a CLI test runs: the embedded database in a folder, or a Postgres schema of its own. */
