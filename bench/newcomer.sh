@@ -40,7 +40,8 @@ step() {
   shift 2
   local log="$WORK/$name.log" status=0
   local timer=(/usr/bin/time -f '%e %M' -o "$WORK/$name.time")
-  [ "${TREE:-0}" = 1 ] &&
+  # (clone and npm install run before the clone has tsx: /usr/bin/time for those)
+  [ "${TREE:-0}" = 1 ] && [ -e "$CLONE/node_modules/tsx/dist/loader.mjs" ] &&
     timer=(node --import "file://$CLONE/node_modules/tsx/dist/loader.mjs" "$CLONE/bench/tree-memory.ts" "$WORK/$name.time" --)
   (cd "$dir" && "${timer[@]}" "$@") >"$log" 2>&1 || status=$?
   read -r secs kb <"$WORK/$name.time" || { secs=?; kb=0; }
