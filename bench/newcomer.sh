@@ -25,7 +25,9 @@ failed=0
 
 cleanup() {
   if [ -n "$DEMO_PID" ] && kill -0 "$DEMO_PID" 2>/dev/null; then
-    kill -INT "$DEMO_PID" 2>/dev/null || true
+    # (to the demo's whole process group, as Ctrl-C on a terminal: npm 11 does not pass a SIGINT
+    # sent to it alone on to the demo, and the script then waited for ever)
+    kill -INT -- "-$DEMO_PID" 2>/dev/null || true
     wait "$DEMO_PID" 2>/dev/null || true
   fi
   if [ "${KEEP:-0}" = 1 ]; then echo "kept $WORK"; else rm -rf "$WORK"; fi
@@ -62,7 +64,7 @@ step npm-install "$CLONE" npm install --no-audit --no-fund
 # npm start, in the background; ready when it prints "Stop with Ctrl-C.".
 DEMO_LOG="$WORK/demo.log"
 started=$(date +%s.%N)
-(cd "$CLONE" && PORT=$PORT exec npm start) >"$DEMO_LOG" 2>&1 &
+(cd "$CLONE" && PORT=$PORT exec setsid npm start) >"$DEMO_LOG" 2>&1 &
 DEMO_PID=$!
 until grep -q 'Stop with Ctrl-C.' "$DEMO_LOG"; do
   if ! kill -0 "$DEMO_PID" 2>/dev/null; then
