@@ -4,8 +4,9 @@ A procedure of its own, written apart from the search code: Python regular expre
 listing texts and a table of English plural forms. Reads the listings exported by
 export-listings.ts (one JSON object a line) and writes ../search-labels.json.
 
-    npx tsx test/api/search-labels/export-listings.ts > /tmp/listings.ndjson
-    python3 test/api/search-labels/label.py /tmp/listings.ndjson
+    out=$(mktemp -d)
+    npx tsx test/api/search-labels/export-listings.ts > "$out/listings.ndjson"
+    python3 test/api/search-labels/label.py "$out/listings.ndjson"
 """
 import json
 import os
