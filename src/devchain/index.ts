@@ -74,6 +74,13 @@ export {
   type X402ContractKey,
 } from './x402-contracts.ts';
 export {
+  channelConfig,
+  claimData,
+  erc3009DepositData,
+  permit2DepositData,
+  type ChannelConfig,
+} from './x402-batch-calls.ts';
+export {
   isX402DemoSeller,
   X402_DEMO_SELLERS,
   X402_DEMO_TIME_OFFSET,

@@ -7,12 +7,7 @@
  * block by block with automine off.
  */
 import type { PaymentRequirements } from '@x402/core/types';
-import {
-  toClientEvmSigner,
-  type BatchSettlementDepositPayload,
-  type ClientEvmSigner,
-  type ExactPermit2Payload,
-} from '@x402/evm';
+import { toClientEvmSigner, type ClientEvmSigner, type ExactPermit2Payload } from '@x402/evm';
 import {
   computeChannelId,
   createBatchSettlementEIP3009DepositPayload,
@@ -20,27 +15,22 @@ import {
 } from '@x402/evm/batch-settlement/client';
 import { ExactEvmScheme as ExactClient } from '@x402/evm/exact/client';
 import { UptoEvmScheme as UptoClient } from '@x402/evm/upto/client';
-import { encodeAbiParameters, encodeFunctionData, getAddress, type Address, type Hex } from 'viem';
+import { encodeFunctionData, getAddress, type Hex } from 'viem';
 import type { LocalAccount } from 'viem/accounts';
 import { batchSettlementAbi, exactProxyAbi, uptoProxyAbi, X402_CONTRACTS } from '../chain/x402.ts';
 import type { SendRequest } from './tx.ts';
-import { PERMIT2_DEPOSIT_WITNESS_TYPES } from './x402-contracts.ts';
+import {
+  channelConfig,
+  claimData,
+  erc3009DepositData,
+  permit2DepositData,
+  type ChannelConfig,
+} from './x402-batch-calls.ts';
 import type { UsdcDeployment } from './usdc.ts';
 import { account, address, DAY, NETWORK, type Actor, type Step } from './x402-economy-plan.ts';
 
 /** A transaction for the facilitator to send. */
 export type FacilitatorCall = Required<SendRequest>;
-
-/** A batch-settlement channel's configuration, as the batch contract takes it. */
-export interface ChannelConfig {
-  payer: Address;
-  payerAuthorizer: Address;
-  receiver: Address;
-  receiverAuthorizer: Address;
-  token: Address;
-  withdrawDelay: number;
-  salt: Hex;
-}
 
 /** A channel of the scenarios: its configuration, id, and what its payer deposited so far. */
 export interface Channel {
@@ -49,7 +39,6 @@ export interface Channel {
   deposited: bigint;
 }
 
-const ZERO_ADDRESS: Address = '0x0000000000000000000000000000000000000000';
 const WITHDRAW_DELAY = 900;
 /** Far beyond the demo's history: Permit2 deadlines are checked against block time. */
 export const DEADLINE_SECONDS = 10n * 365n * DAY;
@@ -66,16 +55,14 @@ const permitOf = (auth: ExactPermit2Payload['permit2Authorization']) => ({
 
 /** Channel `n` (1 or 2) of `channelSeller`, claimed for it by `facilitator`, before any deposit. */
 export function newChannel(dep: UsdcDeployment, facilitator: LocalAccount, n: 1 | 2): Channel {
-  const config: ChannelConfig = {
-    payer: getAddress(address(channelPayer(n))),
-    payerAuthorizer: ZERO_ADDRESS,
-    receiver: getAddress(address('channelSeller')),
-    // The facilitator claims for the seller: Claimed.sender is it, never the payer.
-    receiverAuthorizer: getAddress(facilitator.address),
-    token: getAddress(dep.address),
+  const config = channelConfig({
+    payer: address(channelPayer(n)),
+    receiver: address('channelSeller'),
+    facilitator: facilitator.address,
+    token: dep.address,
     withdrawDelay: WITHDRAW_DELAY,
     salt: `0x${n.toString(16).padStart(64, '0')}`,
-  };
+  });
   return { config, id: computeChannelId(config, NETWORK) as Hex, deposited: 0n };
 }
 
@@ -175,50 +162,18 @@ export class FacilitatorCalls {
       amount.toString(),
       '0',
     );
-    const authorization = (created.payload as unknown as BatchSettlementDepositPayload).deposit.authorization
-      .erc3009Authorization!;
-    const collectorData = encodeAbiParameters(
-      [{ type: 'uint256' }, { type: 'uint256' }, { type: 'uint256' }, { type: 'bytes' }],
-      [
-        BigInt(authorization.validAfter),
-        BigInt(authorization.validBefore),
-        BigInt(authorization.salt),
-        authorization.signature as Hex,
-      ],
-    );
-    return this.toBatch(
-      encodeFunctionData({
-        abi: batchSettlementAbi,
-        functionName: 'deposit',
-        args: [channel.config, amount, X402_CONTRACTS.erc3009DepositCollector, collectorData],
-      }),
-    );
+    return this.toBatch(erc3009DepositData(channel.config, amount, created.payload));
   }
 
   /** A deposit of `amount` into channel 2 through the Permit2 deposit collector, signed with `nonce`. */
   async depositPermit2(channel: Channel, amount: bigint, at: bigint, nonce: bigint): Promise<FacilitatorCall> {
     const deadline = at + DEADLINE_SECONDS;
-    const signature = await account('channelPayer2').signTypedData({
-      domain: { name: 'Permit2', chainId: this.dep.chainId, verifyingContract: getAddress(X402_CONTRACTS.permit2) },
-      types: PERMIT2_DEPOSIT_WITNESS_TYPES,
-      primaryType: 'PermitWitnessTransferFrom',
-      message: {
-        permitted: { token: getAddress(this.dep.address), amount },
-        spender: getAddress(X402_CONTRACTS.permit2DepositCollector),
+    return this.toBatch(
+      await permit2DepositData(account('channelPayer2'), channel, {
+        amount,
         nonce,
         deadline,
-        witness: { channelId: channel.id },
-      },
-    });
-    const collectorData = encodeAbiParameters(
-      [{ type: 'uint256' }, { type: 'uint256' }, { type: 'bytes' }, { type: 'bytes' }],
-      [nonce, deadline, signature, '0x'],
-    );
-    return this.toBatch(
-      encodeFunctionData({
-        abi: batchSettlementAbi,
-        functionName: 'deposit',
-        args: [channel.config, amount, X402_CONTRACTS.permit2DepositCollector, collectorData],
+        chainId: this.dep.chainId,
       }),
     );
   }
@@ -231,21 +186,7 @@ export class FacilitatorCalls {
       channel.deposited.toString(),
       NETWORK,
     );
-    return this.toBatch(
-      encodeFunctionData({
-        abi: batchSettlementAbi,
-        functionName: 'claim',
-        args: [
-          [
-            {
-              voucher: { channel: channel.config, maxClaimableAmount: BigInt(voucher.maxClaimableAmount) },
-              signature: voucher.signature as Hex,
-              totalClaimed: total,
-            },
-          ],
-        ],
-      }),
-    );
+    return this.toBatch(claimData(channel.config, voucher, total));
   }
 
   /** The settle of `channelSeller`'s claimed USDC (a transfer from the contract: no payment). */

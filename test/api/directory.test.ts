@@ -4,6 +4,7 @@ import { buildApi } from '../../src/api/index.ts';
 import { backends, freshDatabase, type TestDatabase } from '../helpers/db.ts';
 import { A, B, C, D } from './fixture.ts';
 import { E, EXACT_PROXY, F, GEN2, GEN3, insertUnpaidGeneration, seedFixture3 } from './fixture3.ts';
+import { DIRECTORY_BY_SORT, DIRECTORY_GEN2 } from './directory-orders.ts';
 import { DocumentValidator, parseCsv } from './helpers.ts';
 
 /**
@@ -84,7 +85,6 @@ describe.each(backends())('seller directory on $backend', ({ backend }) => {
   it('default: every seller of the latest generation by verified revenue, with its row', async () => {
     const res = await call('/api/v1/directory');
     expect(res.status).toBe(200);
-    // Generation 4 by revenue: A (2^53 + 1), B (82 USDC), E (50), F (10), C (0.3), D (0).
     expect(res.body).toMatchObject({
       count: 6,
       next_cursor: null,
@@ -93,7 +93,9 @@ describe.each(backends())('seller directory on $backend', ({ backend }) => {
       method_version: '3.0.0',
     });
     expect(res.body.sort).toBe('verified_revenue');
-    expect(res.body.sellers.map((s: { seller_address: string }) => s.seller_address)).toEqual([A, B, E, F, C, D]);
+    expect(res.body.sellers.map((s: { seller_address: string }) => s.seller_address)).toEqual(
+      DIRECTORY_BY_SORT.verified_revenue,
+    );
     // B's row, field for field, from fixture3.ts's table
     expect(res.body.sellers[1]).toEqual({
       seller_address: B,
@@ -134,23 +136,10 @@ describe.each(backends())('seller directory on $backend', ({ backend }) => {
   });
 
   it('args: sort orders, ties by address ascending', async () => {
-    // payments: B 10, then A, E, F with 5 each (0xab.. < 0xe5.. < 0xf6..), C 2, D 0
-    expect(await addresses('/api/v1/directory?sort=payments')).toEqual([B, A, E, F, C, D]);
-    // payers: E 5, F 4, A and B 3 (0xab.. < 0xbc..), C 2, D 0
-    expect(await addresses('/api/v1/directory?sort=payers')).toEqual([E, F, A, B, C, D]);
-    // external: E 50 USDC, A and F 10 (0xab.. < 0xf6..), B 2, C 0.3, D 0
-    expect(await addresses('/api/v1/directory?sort=external_revenue')).toEqual([E, A, F, B, C, D]);
-    // generation 2 (2.0.0): A, B, C, then four at 0: the proxy 0x4020.. < D 0xdede.. < E < F
-    expect(await addresses(`/api/v1/directory?generation=${GEN2}`)).toEqual([A, B, C, EXACT_PROXY, D, E, F]);
-    expect(await addresses(`/api/v1/directory?generation=${GEN2}&sort=payers`)).toEqual([
-      A,
-      B,
-      C,
-      EXACT_PROXY,
-      D,
-      E,
-      F,
-    ]);
+    for (const sort of ['payments', 'payers', 'external_revenue'] as const)
+      expect(await addresses(`/api/v1/directory?sort=${sort}`), sort).toEqual(DIRECTORY_BY_SORT[sort]);
+    expect(await addresses(`/api/v1/directory?generation=${GEN2}`)).toEqual(DIRECTORY_GEN2);
+    expect(await addresses(`/api/v1/directory?generation=${GEN2}&sort=payers`)).toEqual(DIRECTORY_GEN2);
   });
 
   it('behavior: a seller without the number comes after all others; ties still by address', async () => {
@@ -229,13 +218,13 @@ describe.each(backends())('seller directory on $backend', ({ backend }) => {
 
   it('behavior: a cursor walk covers every seller exactly once, in order, for each sort and filter', async () => {
     for (const [path, expected] of [
-      ['/api/v1/directory?limit=1', [A, B, E, F, C, D]],
-      ['/api/v1/directory?sort=payments&limit=3', [B, A, E, F, C, D]], // the 5-payment tie spans two pages
-      ['/api/v1/directory?sort=payers&limit=2', [E, F, A, B, C, D]], // the 3-payer tie on one page
-      ['/api/v1/directory?sort=external_revenue&limit=2', [E, A, F, B, C, D]],
+      ['/api/v1/directory?limit=1', DIRECTORY_BY_SORT.verified_revenue],
+      ['/api/v1/directory?sort=payments&limit=3', DIRECTORY_BY_SORT.payments], // the 5-payment tie spans two pages
+      ['/api/v1/directory?sort=payers&limit=2', DIRECTORY_BY_SORT.payers], // the 3-payer tie on one page
+      ['/api/v1/directory?sort=external_revenue&limit=2', DIRECTORY_BY_SORT.external_revenue],
       ['/api/v1/directory?category=inference&limit=1', [A, B, E, D]],
       ['/api/v1/directory?q=example&farm_flag=0&limit=2', [A, E, F, C, D]],
-      [`/api/v1/directory?generation=${GEN2}&limit=2`, [A, B, C, EXACT_PROXY, D, E, F]],
+      [`/api/v1/directory?generation=${GEN2}&limit=2`, DIRECTORY_GEN2],
     ] as const) {
       const walked = await walk(path);
       expect(walked.sellers, path).toEqual(expected);

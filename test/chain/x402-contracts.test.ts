@@ -8,15 +8,9 @@ import { ExactEvmScheme as ExactClient } from '@x402/evm/exact/client';
 import { ExactEvmScheme as ExactFacilitator } from '@x402/evm/exact/facilitator';
 import { UptoEvmScheme as UptoClient } from '@x402/evm/upto/client';
 import { UptoEvmScheme as UptoFacilitator } from '@x402/evm/upto/facilitator';
-import {
-  type BatchSettlementDepositPayload,
-  type ExactPermit2Payload,
-  type ClientEvmSigner,
-  type FacilitatorEvmSigner,
-} from '@x402/evm';
+import { type ExactPermit2Payload, type ClientEvmSigner, type FacilitatorEvmSigner } from '@x402/evm';
 import {
   decodeEventLog,
-  encodeAbiParameters,
   encodeFunctionData,
   getAddress,
   parseAbi,
@@ -27,17 +21,22 @@ import {
 } from 'viem';
 import type { LocalAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { depositWitnessTypes, paymentPayload, startX402Anvil, type X402Anvil } from '../helpers/x402-anvil.ts';
+import { paymentPayload, startX402Anvil, type X402Anvil } from '../helpers/x402-anvil.ts';
 import {
   batchSettlementAbi,
   buyerAccount,
+  channelConfig,
+  claimData,
+  erc3009DepositData,
   exactProxyAbi,
   fiatTokenAbi,
   fund,
+  permit2DepositData,
   waitForReceipt,
   X402_CONTRACTS,
   X402_TOPIC0,
   type AnvilInstance,
+  type ChannelConfig,
   type UsdcDeployment,
 } from '../../src/devchain/index.ts';
 
@@ -63,7 +62,6 @@ const erc20Events = parseAbi([
   'event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce)',
 ]);
 
-/** Permit2's EIP-712 types for a deposit through the Permit2 deposit collector (x402 batch-settlement spec). */
 let x: X402Anvil;
 let anvil: AnvilInstance;
 let dep: UsdcDeployment;
@@ -276,15 +274,7 @@ describe('x402 contracts on anvil', () => {
   describe('batch settlement: one channel deposited, refunded, deposited again, claimed and settled', () => {
     const payer = buyerAccount(103);
     const withdrawDelay = 900;
-    let config: {
-      payer: Address;
-      payerAuthorizer: Address;
-      receiver: Address;
-      receiverAuthorizer: Address;
-      token: Address;
-      withdrawDelay: number;
-      salt: Hex;
-    };
+    let config: ChannelConfig;
     let channelId: Hex;
     const receipts: Record<string, TransactionReceipt> = {};
 
@@ -296,16 +286,15 @@ describe('x402 contracts on anvil', () => {
     beforeAll(async () => {
       await fund(dep, payer.address, 100_000n);
       await approvePermit2(payer);
-      config = {
-        payer: getAddress(payer.address),
-        payerAuthorizer: '0x0000000000000000000000000000000000000000',
-        receiver: getAddress(BATCH_SELLER),
-        // The facilitator claims for the seller: Claimed.sender will be it, not the payer.
-        receiverAuthorizer: getAddress(facilitatorAccount.address),
-        token: getAddress(usdc()),
+      // The facilitator claims for the seller: Claimed.sender will be it, not the payer.
+      config = channelConfig({
+        payer: payer.address,
+        receiver: BATCH_SELLER,
+        facilitator: facilitatorAccount.address,
+        token: usdc(),
         withdrawDelay,
         salt: '0x00000000000000000000000000000000000000000000000000000000000000a1',
-      };
+      });
       channelId = computeChannelId(config, NETWORK) as Hex;
     });
 
@@ -330,26 +319,8 @@ describe('x402 contracts on anvil', () => {
         amount.toString(),
         '0',
       );
-      const authorization = (created.payload as unknown as BatchSettlementDepositPayload).deposit.authorization
-        .erc3009Authorization!;
-      const collectorData = encodeAbiParameters(
-        [{ type: 'uint256' }, { type: 'uint256' }, { type: 'uint256' }, { type: 'bytes' }],
-        [
-          BigInt(authorization.validAfter),
-          BigInt(authorization.validBefore),
-          BigInt(authorization.salt),
-          authorization.signature as Hex,
-        ],
-      );
       const batchBefore = await balanceOf(X402_CONTRACTS.batchSettlement);
-      const receipt = await sendBatch(
-        facilitatorAccount,
-        encodeFunctionData({
-          abi: batchSettlementAbi,
-          functionName: 'deposit',
-          args: [config, amount, X402_CONTRACTS.erc3009DepositCollector, collectorData],
-        }),
-      );
+      const receipt = await sendBatch(facilitatorAccount, erc3009DepositData(config, amount, created.payload));
       receipts.firstDeposit = receipt;
       expect(logNames(receipt)).toEqual([
         'usdc:AuthorizationUsed',
@@ -384,29 +355,9 @@ describe('x402 contracts on anvil', () => {
       const amount = 8_000n;
       const nonce = 7n;
       const deadline = nowSeconds() + 600n;
-      const signature = await payer.signTypedData({
-        domain: { name: 'Permit2', chainId: 8453, verifyingContract: getAddress(X402_CONTRACTS.permit2) },
-        types: depositWitnessTypes,
-        primaryType: 'PermitWitnessTransferFrom',
-        message: {
-          permitted: { token: getAddress(usdc()), amount },
-          spender: getAddress(X402_CONTRACTS.permit2DepositCollector),
-          nonce,
-          deadline,
-          witness: { channelId },
-        },
-      });
-      const collectorData = encodeAbiParameters(
-        [{ type: 'uint256' }, { type: 'uint256' }, { type: 'bytes' }, { type: 'bytes' }],
-        [nonce, deadline, signature, '0x'],
-      );
       const receipt = await sendBatch(
         facilitatorAccount,
-        encodeFunctionData({
-          abi: batchSettlementAbi,
-          functionName: 'deposit',
-          args: [config, amount, X402_CONTRACTS.permit2DepositCollector, collectorData],
-        }),
+        await permit2DepositData(payer, { config, id: channelId }, { amount, nonce, deadline, chainId: 8453 }),
       );
       receipts.secondDeposit = receipt;
       expect(logNames(receipt)).toEqual([
@@ -437,20 +388,7 @@ describe('x402 contracts on anvil', () => {
     it('behavior: a claim logs Claimed whose sender is the submitter, not the payer; a repeated claim logs nothing', async () => {
       const claimed = 2_500n;
       const voucher = await signVoucher(clientSigner(payer), channelId, '3000', NETWORK);
-      const claim = (total: bigint) =>
-        encodeFunctionData({
-          abi: batchSettlementAbi,
-          functionName: 'claim',
-          args: [
-            [
-              {
-                voucher: { channel: config, maxClaimableAmount: BigInt(voucher.maxClaimableAmount) },
-                signature: voucher.signature as Hex,
-                totalClaimed: total,
-              },
-            ],
-          ],
-        });
+      const claim = (total: bigint) => claimData(config, voucher, total);
       const batchBefore = await balanceOf(X402_CONTRACTS.batchSettlement);
       const receipt = await sendBatch(facilitatorAccount, claim(claimed));
       expect(logNames(receipt)).toEqual(['batchSettlement:Claimed']);

@@ -4,7 +4,6 @@ import { createPermit2ApprovalTx } from '@x402/evm/exact/client';
 import { toClientEvmSigner, toFacilitatorEvmSigner, type ClientEvmSigner, type FacilitatorEvmSigner } from '@x402/evm';
 import {
   createWalletClient,
-  encodeAbiParameters,
   encodeFunctionData,
   getAddress,
   http,
@@ -19,13 +18,16 @@ import { computeChannelId } from '@x402/evm/batch-settlement/client';
 import {
   anvilAccount,
   batchSettlementAbi,
+  channelConfig,
+  claimData,
+  permit2DepositData,
   deployUsdc,
   installX402Contracts,
-  PERMIT2_DEPOSIT_WITNESS_TYPES,
   startAnvil,
   waitForReceipt,
   X402_CONTRACTS,
   type AnvilInstance,
+  type ChannelConfig,
   type UsdcDeployment,
 } from '../../src/devchain/index.ts';
 
@@ -39,22 +41,8 @@ import {
 
 export const NETWORK = 'eip155:8453';
 
-/** The batch contract's ChannelConfig, checksummed as the official client takes it. */
-export type ChannelConfig = {
-  payer: Address;
-  payerAuthorizer: Address;
-  receiver: Address;
-  receiverAuthorizer: Address;
-  token: Address;
-  withdrawDelay: number;
-  salt: Hex;
-};
+export type { ChannelConfig };
 export type Channel = { config: ChannelConfig; id: Hex };
-
-const ZERO: Address = '0x0000000000000000000000000000000000000000';
-
-/** The Permit2 deposit collector's witness type (src/devchain/x402-contracts.ts). */
-export const depositWitnessTypes = PERMIT2_DEPOSIT_WITNESS_TYPES;
 
 export const nowSeconds = (): bigint => BigInt(Math.floor(Date.now() / 1000));
 
@@ -171,62 +159,24 @@ export async function startX402Anvil(
       return waitForReceipt(read(), result.transaction as Hex);
     },
     channel(payer, token, receiver, salt) {
-      const config: ChannelConfig = {
-        payer: getAddress(payer.address),
-        payerAuthorizer: ZERO,
-        receiver: getAddress(receiver),
-        // The facilitator claims for the seller: Claimed.sender is it, not the payer.
-        receiverAuthorizer: getAddress(facilitatorAccount.address),
-        token: getAddress(token),
+      const config = channelConfig({
+        payer: payer.address,
+        receiver,
+        facilitator: facilitatorAccount.address,
+        token,
         withdrawDelay: 900,
         salt,
-      };
+      });
       return { config, id: computeChannelId(config, NETWORK).toLowerCase() as Hex };
     },
     async depositThroughPermit2Collector(payer, channel, amount, nonce) {
       // The deadline is checked on chain against the block's time, which may run behind the clock.
       const deadline = nowSeconds() + 600n;
-      const signature = await payer.signTypedData({
-        domain: { name: 'Permit2', chainId: 8453, verifyingContract: getAddress(X402_CONTRACTS.permit2) },
-        types: depositWitnessTypes,
-        primaryType: 'PermitWitnessTransferFrom',
-        message: {
-          permitted: { token: channel.config.token, amount },
-          spender: getAddress(X402_CONTRACTS.permit2DepositCollector),
-          nonce,
-          deadline,
-          witness: { channelId: channel.id },
-        },
-      });
-      const collectorData = encodeAbiParameters(
-        [{ type: 'uint256' }, { type: 'uint256' }, { type: 'bytes' }, { type: 'bytes' }],
-        [nonce, deadline, signature, '0x'],
-      );
-      return sendBatchContract(
-        encodeFunctionData({
-          abi: batchSettlementAbi,
-          functionName: 'deposit',
-          args: [channel.config, amount, X402_CONTRACTS.permit2DepositCollector, collectorData],
-        }),
-      );
+      return sendBatchContract(await permit2DepositData(payer, channel, { amount, nonce, deadline, chainId: 8453 }));
     },
     async claim(payer, channel, total) {
       const voucher = await signVoucher(clientSigner(payer), channel.id, total.toString(), NETWORK);
-      return sendBatchContract(
-        encodeFunctionData({
-          abi: batchSettlementAbi,
-          functionName: 'claim',
-          args: [
-            [
-              {
-                voucher: { channel: channel.config, maxClaimableAmount: BigInt(voucher.maxClaimableAmount) },
-                signature: voucher.signature as Hex,
-                totalClaimed: total,
-              },
-            ],
-          ],
-        }),
-      );
+      return sendBatchContract(claimData(channel.config, voucher, total));
     },
     refund(channel, amount) {
       return sendBatchContract(

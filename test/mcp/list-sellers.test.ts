@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { GLOSSARY } from '../../src/api/glossary.ts';
-import { A, B, C, D } from '../api/fixture.ts';
-import { E, EXACT_PROXY, F, GEN2, GEN3, insertUnpaidGeneration, seedFixture3 } from '../api/fixture3.ts';
+import { A, B } from '../api/fixture.ts';
+import { E, F, GEN2, GEN3, insertUnpaidGeneration, seedFixture3 } from '../api/fixture3.ts';
+import { DIRECTORY_BY_SORT, DIRECTORY_GEN2 } from '../api/directory-orders.ts';
 import { backends } from '../helpers/db.ts';
 import { useMcp, type ToolResult } from '../helpers/mcp.ts';
 
@@ -39,8 +40,7 @@ describe.each(backends())('MCP list_sellers on $backend', ({ backend }) => {
   it('default: every seller of the latest generation by verified revenue, as the API answers it', async () => {
     const result = await call({});
     expect(result.isError).toBeFalsy();
-    // Generation 4 by revenue: A (2^53 + 1), B (82 USDC), E (50), F (10), C (0.3), D (0).
-    expect(addresses(result)).toEqual([A, B, E, F, C, D]);
+    expect(addresses(result)).toEqual(DIRECTORY_BY_SORT.verified_revenue);
     expect(result.structuredContent).toMatchObject({ total: 6, count: 6, generation: GEN3, next_cursor: null });
     expect(result.content[0]!.text).toBe(await apiText('/api/v1/directory?limit=20'));
     expect(result.content[0]!.text).toContain('"verified_revenue_30d_micro":9007199254740993,');
@@ -48,8 +48,8 @@ describe.each(backends())('MCP list_sellers on $backend', ({ backend }) => {
 
   it("args: sort, each filter and query are the API's, with the same answers", async () => {
     const cases: [Record<string, unknown>, string, string[]][] = [
-      [{ sort: 'payments' }, 'sort=payments', [B, A, E, F, C, D]], // B 10, then A, E, F 5 each by address
-      [{ sort: 'external_revenue' }, 'sort=external_revenue', [E, A, F, B, C, D]],
+      [{ sort: 'payments' }, 'sort=payments', DIRECTORY_BY_SORT.payments],
+      [{ sort: 'external_revenue' }, 'sort=external_revenue', DIRECTORY_BY_SORT.external_revenue],
       [{ category: 'data-access' }, 'category=data-access', [A, F]],
       [
         { category: 'inference', evidence_state: 'verified', farm_flag: 0 },
@@ -61,7 +61,7 @@ describe.each(backends())('MCP list_sellers on $backend', ({ backend }) => {
       [{ query: 'inferences' }, 'q=inferences', [A, E]], // the plural of listing 1's and 9's "inference"
       [{ query: '0xBCBCBC' }, 'q=0xBCBCBC', [B]], // the start of B's address, any case
       [{ query: 'nothing-here' }, 'q=nothing-here', []],
-      [{ generation: GEN2, sort: 'payers' }, `sort=payers&generation=${GEN2}`, [A, B, C, EXACT_PROXY, D, E, F]],
+      [{ generation: GEN2, sort: 'payers' }, `sort=payers&generation=${GEN2}`, DIRECTORY_GEN2],
     ];
     for (const [args, query, expected] of cases) {
       const result = await call(args);
@@ -87,7 +87,7 @@ describe.each(backends())('MCP list_sellers on $backend', ({ backend }) => {
       walked.push(...addresses(page));
       cursor = page.structuredContent!.next_cursor ?? undefined;
     } while (cursor);
-    expect(walked).toEqual([E, F, A, B, C, D]); // payers: E 5, F 4, A and B 3, C 2, D 0
+    expect(walked).toEqual(DIRECTORY_BY_SORT.payers);
   });
 
   it('error: a bad argument, or one the generation cannot take, is a tool error naming it', async () => {
