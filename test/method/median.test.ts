@@ -75,7 +75,7 @@ describe.each(backends())('the lower median moved by steady runs on $backend', (
     };
     const start = A1 - WINDOW; // the first window is (start, A1]
 
-    // Cold: 100, 200, 500, 500: the 2nd, 200. A cold run leaves the state unknown.
+    // Cold: 100, 200, 500, 500: the 2nd, 200; the cold run fills the state: 4 counted, one (100) below.
     expect(
       await run(A1, [
         [start + 100n, 500],
@@ -83,8 +83,8 @@ describe.each(backends())('the lower median moved by steady runs on $backend', (
         [A1 - 1_000n, 100],
         [A1 - 900n, 200],
       ]),
-    ).toEqual({ median: '200', requests: null, below: null });
-    // +300: 100, 200, [300], 500, 500. Unknown state: the whole histogram; 2 values below 300.
+    ).toEqual({ median: '200', requests: '4', below: '1' });
+    // +300: 100, 200, [300], 500, 500: up from 200; 2 values below 300.
     expect(await run(A1 + 60n, [[A1 + 30n, 300]])).toEqual({ median: '300', requests: '5', below: '2' });
     // The first 500 leaves (start + 100 <= A1 + 150 - WINDOW), 50 and 60 enter:
     // 50, 60, [100], 200, 300, 500: the 3rd, 100, two values below the old median 300 (down).
