@@ -25,6 +25,8 @@
  *   STEADY_AB_SQL=/path/to/other/sql/method ... # every other steady run (the even ones) uses that
  *                     # tree's method SQL: a paired A/B of steady runs (both trees must keep the
  *                     # same derived state, e.g. one method version before and after a change)
+ *   STEADY_PAYMENTS=17361 ...   # new payments per steady run (default PAYMENTS / 2880, 15 minutes
+ *                     # of the window's rate): one delta at two window sizes
  *   METHOD=3.0.0 ...  # the method version to compute (default METHOD_VERSION)
  *   MIX=3 ...         # method 3.0.0's traffic (issue 22): 5% Permit2 proxy settlements, 2% batch
  *                     # claims, 10% internal payments of both reasons, with the streams' rows as the
@@ -466,8 +468,9 @@ async function main() {
   // the steady runs a reused schema already had (generation 1 is the cold one)
   const before = reused ? generation - 1 : 0;
 
-  // Steady state: every 15 minutes, 15 minutes of new payments (4,500 blocks).
-  const perRun = Math.max(1, Math.round(PAYMENTS / 2880));
+  // Steady state: every 15 minutes, 15 minutes of new payments (4,500 blocks); STEADY_PAYMENTS
+  // sets that count (e.g. 50M's 17,361 at 1M and 4M: two window sizes, one delta)
+  const perRun = Number(process.env.STEADY_PAYMENTS ?? Math.max(1, Math.round(PAYMENTS / 2880)));
   const steadyMs: number[] = [];
   const steadyArms: string[] = [];
   const steadyCpuMs: number[] = [];
