@@ -27,6 +27,8 @@
  *                     # same derived state, e.g. one method version before and after a change)
  *   STEADY_PAYMENTS=17361 ...   # new payments per steady run (default PAYMENTS / 2880, 15 minutes
  *                     # of the window's rate): one delta at two window sizes
+ *   STEADY_DAY=1 ...  # before each steady run the latest cached market day is dropped, so that the
+ *                     # run computes it again as the first run after midnight does
  *   METHOD=3.0.0 ...  # the method version to compute (default METHOD_VERSION)
  *   MIX=3 ...         # method 3.0.0's traffic (issue 22): 5% Permit2 proxy settlements, 2% batch
  *                     # claims, 10% internal payments of both reasons, with the streams' rows as the
@@ -493,6 +495,10 @@ async function main() {
     await sql`analyze transfers`.execute(db);
     await sql`analyze blocks`.execute(db);
     await sql`analyze addresses`.execute(db);
+    // STEADY_DAY=1: the run after midnight, which computes the day that ended from the facts (a
+    // steady run from noon never crosses one): the latest cached market day is dropped first
+    if (process.env.STEADY_DAY)
+      await sql`delete from acc_market_days where day_start = (select max(day_start) from acc_market_days)`.execute(db);
     const steady = stepLogger();
     // STEADY_AB_SQL: the even runs use the other tree's SQL (arm B), the odd ones this tree's (A)
     const arm = STEADY_AB_SQL && run % 2 === 0 ? 'B' : 'A';
