@@ -25,6 +25,10 @@
  *   STEADY_AB_SQL=/path/to/other/sql/method ... # every other steady run (the even ones) uses that
  *                     # tree's method SQL: a paired A/B of steady runs (both trees must keep the
  *                     # same derived state, e.g. one method version before and after a change)
+ *   STEADY_PAYMENTS=17361 ...   # new payments per steady run (default PAYMENTS / 2880, 15 minutes
+ *                     # of the window's rate): one delta at two window sizes
+ *   STEADY_DAY=1 ...  # before each steady run the latest cached market day is dropped, so that the
+ *                     # run computes it again as the first run after midnight does
  *   METHOD=3.0.0 ...  # the method version to compute (default METHOD_VERSION)
  *   MIX=3 ...         # method 3.0.0's traffic (issue 22): 5% Permit2 proxy settlements, 2% batch
  *                     # claims, 10% internal payments of both reasons, with the streams' rows as the
@@ -466,8 +470,9 @@ async function main() {
   // the steady runs a reused schema already had (generation 1 is the cold one)
   const before = reused ? generation - 1 : 0;
 
-  // Steady state: every 15 minutes, 15 minutes of new payments (4,500 blocks).
-  const perRun = Math.max(1, Math.round(PAYMENTS / 2880));
+  // Steady state: every 15 minutes, 15 minutes of new payments (4,500 blocks); STEADY_PAYMENTS
+  // sets that count (e.g. 50M's 17,361 at 1M and 4M: two window sizes, one delta)
+  const perRun = Number(process.env.STEADY_PAYMENTS ?? Math.max(1, Math.round(PAYMENTS / 2880)));
   const steadyMs: number[] = [];
   const steadyArms: string[] = [];
   const steadyCpuMs: number[] = [];
@@ -490,6 +495,10 @@ async function main() {
     await sql`analyze transfers`.execute(db);
     await sql`analyze blocks`.execute(db);
     await sql`analyze addresses`.execute(db);
+    // STEADY_DAY=1: the run after midnight, which computes the day that ended from the facts (a
+    // steady run from noon never crosses one): the latest cached market day is dropped first
+    if (process.env.STEADY_DAY)
+      await sql`delete from acc_market_days where day_start = (select max(day_start) from acc_market_days)`.execute(db);
     const steady = stepLogger();
     // STEADY_AB_SQL: the even runs use the other tree's SQL (arm B), the odd ones this tree's (A)
     const arm = STEADY_AB_SQL && run % 2 === 0 ? 'B' : 'A';
