@@ -13,7 +13,7 @@
  *   TEST_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test npx tsx bench/indexer.ts
  *   (options: --payments N --sellers N --days N --concurrency N --latency-ms N --block-time 2|0.2
  *    --skip-bare --rpc-timeout-ms N --whole --log-level info --profile-statements
- *    --parallel-batches N --heap-snapshot-mb N)
+ *    --parallel-batches N --fetch-ahead N --heap-snapshot-mb N)
  */
 import { fork } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
@@ -64,6 +64,7 @@ const { values: args, positionals } = parseArgs({
     'profile-statements': { type: 'boolean', default: false },
     // Trials of the sync's own settings (SyncOptions), for the whole run and the sync alone.
     'parallel-batches': { type: 'string' },
+    'fetch-ahead': { type: 'string' },
     // A heap snapshot (v8.writeHeapSnapshot, into the OS temp folder) the first time RSS passes
     // this many MB: what the heap holds near the peak. It pauses the process and adds the
     // snapshot's own memory: for finding, not for timing.
@@ -182,6 +183,7 @@ async function main() {
   const concurrency = Number(args.concurrency);
   const syncTrials = {
     ...(args['parallel-batches'] ? { parallelBatches: Number(args['parallel-batches']) } : {}),
+    ...(args['fetch-ahead'] ? { fetchAhead: Number(args['fetch-ahead']) } : {}),
   };
   const timeoutMs = Number(args['rpc-timeout-ms']);
   const client = createChainClient({ rpcUrls: [url], chainId: 8453, timeoutMs });
