@@ -85,8 +85,9 @@ export interface SyncOptions {
    * Chunks each seller batch fetches ahead of the one it stores. Default 1. What the sync holds is
    * about parallelBatches x (fetchAhead + 1) chunks, and V8 lets its heap grow to a multiple of
    * what is live at a full collection (bench/indexer.ts at 200k: 59 MB live in a heap of ~300 MB
-   * at the peak): each chunk held raises the peak several times its own size. With 4 batches,
-   * one chunk ahead each keeps 4 chunks' requests queued, enough for RPC_CONCURRENCY 4.
+   * at the peak), so each chunk live at a full collection can raise the peak by a multiple of its
+   * size (not shown at 200k: docs/benchmarks.md, "The staging tables, one chunk ahead"). With 4
+   * batches, one chunk ahead each keeps 4 chunks' requests queued, enough for RPC_CONCURRENCY 4.
    */
   fetchAhead?: number;
   /** Called after each stored chunk (progress display; tests stop runs here). */
