@@ -12,12 +12,14 @@
  *
  *   TEST_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test npx tsx bench/indexer.ts
  *   (options: --payments N --sellers N --days N --concurrency N --latency-ms N --block-time 2|0.2
- *    --skip-bare --rpc-timeout-ms N --whole --log-level info)
+ *    --skip-bare --rpc-timeout-ms N --whole --log-level info --profile-statements
+ *    --parallel-batches N --fetch-ahead N --heap-snapshot-mb N)
  */
 import { fork } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import v8 from 'node:v8';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { sql } from 'kysely';
@@ -62,6 +64,11 @@ const { values: args, positionals } = parseArgs({
     'profile-statements': { type: 'boolean', default: false },
     // Trials of the sync's own settings (SyncOptions), for the whole run and the sync alone.
     'parallel-batches': { type: 'string' },
+    'fetch-ahead': { type: 'string' },
+    // A heap snapshot (v8.writeHeapSnapshot, into the OS temp folder) the first time RSS passes
+    // this many MB: what the heap holds near the peak. It pauses the process and adds the
+    // snapshot's own memory: for finding, not for timing.
+    'heap-snapshot-mb': { type: 'string' },
   },
 });
 const PAYMENTS = Number(args.payments);
@@ -176,6 +183,7 @@ async function main() {
   const concurrency = Number(args.concurrency);
   const syncTrials = {
     ...(args['parallel-batches'] ? { parallelBatches: Number(args['parallel-batches']) } : {}),
+    ...(args['fetch-ahead'] ? { fetchAhead: Number(args['fetch-ahead']) } : {}),
   };
   const timeoutMs = Number(args['rpc-timeout-ms']);
   const client = createChainClient({ rpcUrls: [url], chainId: 8453, timeoutMs });
@@ -190,6 +198,7 @@ async function main() {
   // JavaScript objects hold (Buffers: responses, COPY text), and the rest (code, the runtime).
   let atPeak: NodeJS.MemoryUsage | undefined;
   let stagePeakRss = 0; // since the current stage of a whole run started
+  let snapshotAtMB = args['heap-snapshot-mb'] === undefined ? undefined : Number(args['heap-snapshot-mb']);
   const sampler = setInterval(() => {
     const rss = process.memoryUsage.rss();
     if (rss > peakRss) {
@@ -197,6 +206,11 @@ async function main() {
       atPeak = process.memoryUsage();
     }
     stagePeakRss = Math.max(stagePeakRss, process.memoryUsage.rss());
+    if (snapshotAtMB !== undefined && rss > snapshotAtMB * 2 ** 20) {
+      snapshotAtMB = undefined;
+      const file = v8.writeHeapSnapshot(path.join(os.tmpdir(), `x402-bench-${process.pid}.heapsnapshot`));
+      console.log(`heap snapshot at ${Math.round(rss / 2 ** 20)} MB RSS: ${file}`);
+    }
     peakHeap = Math.max(peakHeap, process.memoryUsage().heapUsed);
   }, 50);
   // The server's CPU time (its own process) over the sync and over the bare replay.

@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import { TallyError, TemporaryError } from '../lib/errors.ts';
-import { createStagingTables, kyselyRunner, loadFacts } from './load-facts.ts';
+import { createStagingTables, kyselyRunner, loadFacts, vacuumStagingTables } from './load-facts.ts';
 
 /**
  * Step B of the move to the compact fact layout (docs/data-model.md, "Migration: in place,
@@ -80,6 +80,8 @@ export async function copyFactsToCompact(
       for (;;) {
         const batch = await conn.transaction().execute((trx) => copyBatch(trx, batchTransfers));
         if (batch === undefined) break;
+        // (the rows this batch's createStagingTables deleted: their pages reused by the next batches)
+        await vacuumStagingTables(kyselyRunner(conn));
         batches++;
         transfers += batch.transfers;
         await options.onBatch?.(batch);

@@ -28,8 +28,8 @@ export function storeSql(file: string): string {
     .join('\n');
 }
 
-// sql/store/stage.sql creates the session's staging and load tables (temporary, emptied at every
-// commit); sql/store/load_facts.sql moves the load tables into the compact fact tables.
+// sql/store/stage.sql creates the session's staging and load tables (temporary) and empties them;
+// sql/store/load_facts.sql moves the load tables into the compact fact tables.
 // (Files of several statements, each ending a line with `;`, and no `;` at a line end inside one.)
 const statementsOf = (file: string) =>
   storeSql(file)
@@ -42,9 +42,30 @@ const [COVER_PARTITIONS, ...LOAD_ROWS] = LOAD_FACTS;
 if (!COVER_PARTITIONS?.includes('fact_partitions_cover('))
   throw new Error('sql/store/load_facts.sql must begin with the statement that creates the partitions');
 
-/** Creates this session's staging and load tables when missing (sql/store/stage.sql). */
+/**
+ * Creates this session's staging and load tables when missing, and empties them (sql/store/stage.sql).
+ * Every writer runs it first in its transaction: the tables keep their rows past a commit.
+ */
 export async function createStagingTables(run: RunStatement): Promise<void> {
   for (const statement of STAGE) await run(statement);
+}
+
+/**
+ * Makes the pages of the staging tables' deleted rows reusable (VACUUM, which records their free
+ * space), without giving them back (`truncate false`: no file truncation, the cost that `on commit
+ * delete rows` paid at every commit). Run it on the session that staged, outside a transaction,
+ * every few transactions that staged (the sync: src/sync/store.ts; the copy of the old tables:
+ * src/db/compact-copy.ts): in between, each transaction's rows take new pages, so the files grow to
+ * a few chunks' rows and stay there. A session that never ran createStagingTables has no tables to
+ * vacuum (an error).
+ */
+const VACUUM_STAGING =
+  'vacuum (truncate false, process_toast false) x402_stage_blocks, x402_stage_transfers, ' +
+  'x402_stage_authorizations, x402_load_blocks, x402_load_transfers';
+/** Transactions that staged on a session between two vacuumStagingTables. */
+export const STAGING_VACUUM_EVERY = 4;
+export async function vacuumStagingTables(run: RunStatement): Promise<void> {
+  await run(VACUUM_STAGING);
 }
 
 /**

@@ -21,6 +21,18 @@ describe('ChunkSizer', () => {
     expect(sizer.size).toBe(200_000n);
   });
 
+  it('behavior: with emptyJumps, an empty chunk lets the span grow to the largest whose logs would fit had it held one', () => {
+    const sizer = new ChunkSizer(200_000n, 2_000, { emptyJumps: true });
+    sizer.observe(12_500n, 0); // one log in 12,500 blocks: 16 in 200,000, within 2,000
+    expect(sizer.size).toBe(200_000n);
+    const tight = new ChunkSizer(200_000n, 10, { emptyJumps: true });
+    // one log in 12,500 blocks: 200,000 blocks would hold 16 (> 10), 100,000 hold 8
+    tight.observe(12_500n, 0);
+    expect(tight.size).toBe(100_000n);
+    tight.observe(100_000n, 300); // logs seen: the density rule as without the option
+    expect(tight.size).toBe(3_125n);
+  });
+
   it('behavior: shrinks at once to a span whose expected transfers fit the target', () => {
     const sizer = new ChunkSizer(200_000n, 2_000);
     // 20,000 in 100,000 blocks (0.2 a block): 12,500 blocks hold 2,500, 6,250 hold 1,250

@@ -76,11 +76,20 @@ export interface SyncOptions {
   /** Sellers per Transfer topic filter. Default 500. */
   sellerBatchSize?: number;
   /**
-   * Seller batches synced at once (each fetching up to 2 chunks ahead). Default 4: enough queued
+   * Seller batches synced at once (each fetching `fetchAhead` chunks ahead). Default 4: enough queued
    * requests to keep `concurrency` busy, while few chunks wait half-fetched in memory and the
    * chunk writes reach the database spread out rather than all together.
    */
   parallelBatches?: number;
+  /**
+   * Chunks each seller batch fetches ahead of the one it stores. Default 1. What the sync holds is
+   * about parallelBatches x (fetchAhead + 1) chunks, and V8 lets its heap grow to a multiple of
+   * what is live at a full collection (bench/indexer.ts at 200k: 59 MB live in a heap of ~300 MB
+   * at the peak), so each chunk live at a full collection can raise the peak by a multiple of its
+   * size (not shown at 200k: docs/benchmarks.md, "The staging tables, one chunk ahead"). With 4
+   * batches, one chunk ahead each keeps 4 chunks' requests queued, enough for RPC_CONCURRENCY 4.
+   */
+  fetchAhead?: number;
   /** Called after each stored chunk (progress display; tests stop runs here). */
   onProgress?: (progress: SyncProgress) => void;
   /**
@@ -221,7 +230,7 @@ export async function syncChain(db: Kysely<Schema>, client: ChainClient, options
   // always grows from its start without gaps. What the sync holds is then at most
   // parallelBatches x (ahead + 1) chunks, each of about `chunkTransfers` transfers once the
   // batch's ChunkSizer has seen the density.
-  const ahead = 2;
+  const ahead = Math.max(1, options.fetchAhead ?? 1);
   // During a backfill the fact tables grow from few rows to many: each chunk's statements are
   // planned on statistics of the tables as they were at the last ANALYZE, so the statistics are
   // refreshed each time the transfers this sync added have doubled (about 8 times at 200k).

@@ -10,7 +10,9 @@ import {
   createStagingTables,
   kyselyRunner,
   loadFacts,
+  STAGING_VACUUM_EVERY,
   storeSql,
+  vacuumStagingTables,
   type RunStatement,
 } from '../db/load-facts.ts';
 import { TallyError } from '../lib/errors.ts';
@@ -189,7 +191,7 @@ export async function storeChunk(
   const b = (value: (x: BlockRecord) => string | bigint) => arrayLiteral(blocks, value);
   const t = (value: (x: (typeof transfers)[number]) => string | number | bigint) => arrayLiteral(transfers, value);
   const a = (value: (x: (typeof auths)[number]) => string | number | bigint) => arrayLiteral(auths, value);
-  return db.transaction().execute(async (trx) => {
+  const stored = await db.transaction().execute(async (trx) => {
     const run = kyselyRunner(trx);
     await coverFactPartitions(run, chunkBlockNumbers(blocks, transfers));
     await run(CHUNK_SETTINGS);
@@ -211,6 +213,19 @@ export async function storeChunk(
                            ${a((x) => x.authorizer)}::text::text[], ${a((x) => x.nonce)}::text::text[])`.execute(trx);
     return storeStaged(run, write, sellers);
   });
+  // (PGlite has one session, and the dialect runs this after any open transaction ends)
+  if (stagedOnSession(db)) await vacuumStagingTables(kyselyRunner(db));
+  return stored;
+}
+
+// Chunks staged per session (a pool's connection, or PGlite's one session) since its last
+// vacuumStagingTables: the staging tables' deleted rows are made reusable every
+// STAGING_VACUUM_EVERY chunks (sql/store/stage.sql).
+const stagedChunks = new WeakMap<object, number>();
+function stagedOnSession(session: object): boolean {
+  const n = (stagedChunks.get(session) ?? 0) + 1;
+  stagedChunks.set(session, n % STAGING_VACUUM_EVERY);
+  return n % STAGING_VACUUM_EVERY === 0;
 }
 
 // Creates this session's staging tables when missing (sql/store/stage.sql; one text of several statements).
@@ -297,6 +312,12 @@ async function storeChunkByCopy(
     );
     const stored = await storeStaged(run, write, rows.sellers);
     await client.query('commit');
+    if (stagedOnSession(client))
+      // After the commit, so a failure here loses nothing stored: the connection is not reused
+      // (its staging tables go with it) and the sync goes on.
+      await vacuumStagingTables(run).catch((e: unknown) => {
+        broken = e instanceof Error ? e : new Error(String(e));
+      });
     return stored;
   } catch (error) {
     await client.query('rollback').catch((e: unknown) => {

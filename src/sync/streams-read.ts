@@ -75,7 +75,8 @@ export async function eachChunk<T>(
   size: (fetched: T) => number,
   store: (fetched: T, from: bigint, to: bigint) => Promise<void>,
 ): Promise<void> {
-  const sizer = new ChunkSizer(o.blockRange, o.chunkLogs);
+  // (mostly empty streams: an empty chunk lets the next grow by more than one doubling)
+  const sizer = new ChunkSizer(o.blockRange, o.chunkLogs, { emptyJumps: true });
   let cursor = start;
   const next = () => {
     if (cursor > o.asOf.number) return undefined;
