@@ -19,7 +19,7 @@ export class ChunkSizer {
   /**
    * `emptyJumps`: after a chunk that held nothing, the span may grow more than twofold, to the
    * largest whose logs stay within `target` if the empty chunk had held one (the most its density
-   * could be below). Method 3.0.0's streams (src/sync/streams.ts), which are mostly empty: a
+   * could be below). Method 3.0.0's streams (src/sync/streams-read.ts), which are mostly empty: a
    * sellers' outgoing batch read its 1.3M blocks in ~11 chunks of 12,500, 25,000, ... blocks, each
    * rewriting the coverage of its 500 sellers, where 1 + 7 do.
    */
