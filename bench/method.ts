@@ -29,6 +29,10 @@
  *                     # of the window's rate): one delta at two window sizes
  *   STEADY_DAY=1 ...  # before each steady run the latest cached market day is dropped, so that the
  *                     # run computes it again as the first run after midnight does
+ *   RETAIN=48 ...     # after each steady run's publish, prune to the newest 48 generations as
+ *                     # `run` does (RETAIN_GENERATIONS, SPEC's default 48), timed on its own
+ *                     # (`steady_prune_runs_s`): without it generations pile up, and the published
+ *                     # tables' bytes and index depth are those of however many runs were made
  *   METHOD=3.0.0 ...  # the method version to compute (default METHOD_VERSION)
  *   MIX=3 ...         # method 3.0.0's traffic (issue 22): 5% Permit2 proxy settlements, 2% batch
  *                     # claims, 10% internal payments of both reasons, with the streams' rows as the
@@ -75,6 +79,7 @@ import {
   compareGenerationRows,
   formatDifference,
   publishGeneration,
+  pruneGenerations,
   readGenerationRows,
 } from '../src/publish/index.ts';
 import {
@@ -109,6 +114,8 @@ import {
 const PAYMENTS = Number(process.env.PAYMENTS ?? 1_000_000);
 const STEADY_RUNS = Number(process.env.STEADY_RUNS ?? 3);
 const COLD_RUNS = Number(process.env.COLD_RUNS ?? 1);
+const RETAIN = process.env.RETAIN ? Number(process.env.RETAIN) : undefined;
+if (RETAIN !== undefined && !(Number.isInteger(RETAIN) && RETAIN >= 1)) throw new Error('RETAIN must be a positive integer');
 const COLD_AB_SQL = process.env.COLD_AB_SQL;
 const STEADY_AB_SQL = process.env.STEADY_AB_SQL;
 const METHOD = process.env.METHOD ?? METHOD_VERSION;
@@ -478,6 +485,7 @@ async function main() {
   const steadyCpuMs: number[] = [];
   const steadySteps: Record<string, number>[] = [];
   const steadyCpuSteps: Record<string, number>[] = [];
+  const pruneMs: number[] = [];
   let last = generation;
   for (let run = before + 1; run <= before + (coldOnly ? 0 : STEADY_RUNS); run++) {
     const base = AS_OF_BLOCK + BigInt(run - 1) * 4500n;
@@ -523,8 +531,15 @@ async function main() {
     steadySteps.push(steady.steps);
     steadyCpuSteps.push(steady.cpuSteps);
     await publishGeneration(db, last);
+    // RETAIN: the prune `run` does after each publish (src/run/cycle.ts), timed apart from the method
+    if (RETAIN) {
+      const t5 = performance.now();
+      await pruneGenerations(db, RETAIN);
+      pruneMs.push(performance.now() - t5);
+    }
     console.error(
-      `steady ${run}${STEADY_AB_SQL ? ` [${arm}]` : ''}: ${s(steadyMs.at(-1)!)} s (CPU ${s(steadyCpuMs.at(-1)!)} s)`,
+      `steady ${run}${STEADY_AB_SQL ? ` [${arm}]` : ''}: ${s(steadyMs.at(-1)!)} s (CPU ${s(steadyCpuMs.at(-1)!)} s)` +
+        (RETAIN ? `, prune ${s(pruneMs.at(-1)!)} s` : ''),
       steady.steps,
     );
   }
@@ -595,6 +610,8 @@ async function main() {
     ...(STEADY_AB_SQL ? { steady_arms: steadyArms } : {}),
     method_version: METHOD,
     steady_cpu_runs_s: steadyCpuMs.map(s),
+    // RETAIN: each steady run's prune after its publish, apart from steady_runs_s
+    ...(RETAIN ? { retain: RETAIN, steady_prune_runs_s: pruneMs.map(s) } : {}),
     steady_s: s(sorted[Math.floor((sorted.length - 1) / 2)]!),
     steady_median_s: steadyMs.length ? s(sorted[Math.floor((sorted.length - 1) / 2)]!) : null,
     steady_max_s: steadyMs.length ? s(sorted.at(-1)!) : null,
