@@ -33,6 +33,8 @@
  *                     # `run` does (RETAIN_GENERATIONS, SPEC's default 48), timed on its own
  *                     # (`steady_prune_runs_s`): without it generations pile up, and the published
  *                     # tables' bytes and index depth are those of however many runs were made
+ *   STEADY_FROM=48 ...   # with REUSE: number the steady runs from 48 (a kept schema whose earlier
+ *                     # steady runs' payments are loaded, but whose generations were reset by COLD_RUNS)
  *   METHOD=3.0.0 ...  # the method version to compute (default METHOD_VERSION)
  *   MIX=3 ...         # method 3.0.0's traffic (issue 22): 5% Permit2 proxy settlements, 2% batch
  *                     # claims, 10% internal payments of both reasons, with the streams' rows as the
@@ -475,7 +477,9 @@ async function main() {
   const more = COLD_RUNS > 1 || coldOnly ? await moreColdRuns(db, first.snapshotId, coldOnly ? 1 : 2) : undefined;
   const generation = more?.generation ?? first.generation;
   // the steady runs a reused schema already had (generation 1 is the cold one)
-  const before = reused ? generation - 1 : 0;
+  // (STEADY_FROM=N: the first steady run is run N, for a kept schema whose generations no longer
+  // count the runs it had, e.g. after REUSE with COLD_RUNS: its runs' payments are loaded already)
+  const before = process.env.STEADY_FROM ? Number(process.env.STEADY_FROM) - 1 : reused ? generation - 1 : 0;
 
   // Steady state: every 15 minutes, 15 minutes of new payments (4,500 blocks); STEADY_PAYMENTS
   // sets that count (e.g. 50M's 17,361 at 1M and 4M: two window sizes, one delta)
