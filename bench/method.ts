@@ -577,7 +577,8 @@ async function main() {
       eb.fn.max<number>('payments_30d').as('top'),
       eb.fn.countAll<bigint>().as('sellers'),
     ])
-    .where('generation', '=', generation)
+    // (RETAIN may have pruned the first generation: then the last one's window)
+    .where('generation', '=', RETAIN ? last : generation)
     .executeTakeFirstOrThrow();
   const mix = MIX_ACTIVE ? await mixCheck(db, last, Boolean(reused)) : null;
   clearInterval(sampler);
