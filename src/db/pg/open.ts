@@ -24,13 +24,6 @@ export function openPgPool(connectionString: string, max = 10): pg.Pool {
   const pool = new pg.Pool({
     connectionString,
     max,
-    // Each session's local buffers for temporary tables (the server's default is 8 MB): a cold
-    // run's (m_window is about 110 MB per million payments) then stay in the backend's memory
-    // instead of being written to temporary files and read back; taken only as a session's
-    // temporary tables grow (PGlite sets the same, src/db/pglite/open.ts). It must be set before a
-    // session's first temporary table, hence at connection. An `options` in the connection string
-    // replaces it.
-    options: '-c temp_buffers=1GB',
     types: {
       getTypeParser: ((oid: number, format?: string) =>
         parsers[oid] ?? pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
