@@ -28,7 +28,10 @@
  *   STEADY_PAYMENTS=17361 ...   # new payments per steady run (default PAYMENTS / 2880, 15 minutes
  *                     # of the window's rate): one delta at two window sizes
  *   STEADY_DAY=1 ...  # before each steady run the latest cached market day is dropped, so that the
- *                     # run computes it again as the first run after midnight does
+ *                     # run computes it again as the first run after midnight does. A real
+ *                     # midnight: steady run 48 (as-of 00:00 UTC) is the first after one (then every
+ *                     # 96th), logged `(crosses UTC midnight)`; with REUSE the runs are numbered on
+ *                     # from the schema's, so STEADY_RUNS reaching run 48 crosses it
  *   METHOD=3.0.0 ...  # the method version to compute (default METHOD_VERSION)
  *   MIX=3 ...         # method 3.0.0's traffic (issue 22): 5% Permit2 proxy settlements, 2% batch
  *                     # claims, 10% internal payments of both reasons, with the streams' rows as the
@@ -314,6 +317,16 @@ async function emptyDerived(db: Kysely<Schema>) {
   await sql`vacuum analyze generations`.execute(db);
 }
 
+/**
+ * Whether steady run `run` (as-of AS_OF_TS + run * 15 min) is the first after a UTC midnight: the
+ * run that computes the day that just ended. The bench's window ends at noon, so run 48 is the
+ * first (then every 96th).
+ */
+function crossesMidnight(run: number): boolean {
+  const day = (ts: bigint) => ts / 86400n;
+  return day(AS_OF_TS + BigInt(run) * 900n) > day(AS_OF_TS + BigInt(run - 1) * 900n);
+}
+
 /** COLD_RUNS more cold generations (after the first, unless REUSE); every other one on COLD_AB_SQL. */
 async function moreColdRuns(db: Kysely<Schema>, snapshotId: bigint, from: number) {
   const runs: { sql: string; bare_aggregate_s: number; cold_s: number; cold_cpu_s: number; ratio: number }[] = [];
@@ -524,7 +537,7 @@ async function main() {
     steadyCpuSteps.push(steady.cpuSteps);
     await publishGeneration(db, last);
     console.error(
-      `steady ${run}${STEADY_AB_SQL ? ` [${arm}]` : ''}: ${s(steadyMs.at(-1)!)} s (CPU ${s(steadyCpuMs.at(-1)!)} s)`,
+      `steady ${run}${STEADY_AB_SQL ? ` [${arm}]` : ''}${crossesMidnight(run) ? ' (crosses UTC midnight)' : ''}: ${s(steadyMs.at(-1)!)} s (CPU ${s(steadyCpuMs.at(-1)!)} s)`,
       steady.steps,
     );
   }
