@@ -28,7 +28,10 @@
  *   STEADY_PAYMENTS=17361 ...   # new payments per steady run (default PAYMENTS / 2880, 15 minutes
  *                     # of the window's rate): one delta at two window sizes
  *   STEADY_DAY=1 ...  # before each steady run the latest cached market day is dropped, so that the
- *                     # run computes it again as the first run after midnight does
+ *                     # run computes it again as the first run after midnight does. A real
+ *                     # midnight: steady run 48 (as-of 00:00 UTC) is the first after one (then every
+ *                     # 96th), logged `(crosses UTC midnight)`; with REUSE the runs are numbered on
+ *                     # from the schema's, so STEADY_RUNS reaching run 48 crosses it
  *   RETAIN=48 ...     # after each steady run's publish, prune to the newest 48 generations as
  *                     # `run` does (RETAIN_GENERATIONS, SPEC's default 48), timed on its own
  *                     # (`steady_prune_runs_s`): without it generations pile up, and the published
@@ -117,7 +120,8 @@ const PAYMENTS = Number(process.env.PAYMENTS ?? 1_000_000);
 const STEADY_RUNS = Number(process.env.STEADY_RUNS ?? 3);
 const COLD_RUNS = Number(process.env.COLD_RUNS ?? 1);
 const RETAIN = process.env.RETAIN ? Number(process.env.RETAIN) : undefined;
-if (RETAIN !== undefined && !(Number.isInteger(RETAIN) && RETAIN >= 1)) throw new Error('RETAIN must be a positive integer');
+if (RETAIN !== undefined && !(Number.isInteger(RETAIN) && RETAIN >= 1))
+  throw new Error('RETAIN must be a positive integer');
 const COLD_AB_SQL = process.env.COLD_AB_SQL;
 const STEADY_AB_SQL = process.env.STEADY_AB_SQL;
 const METHOD = process.env.METHOD ?? METHOD_VERSION;
@@ -321,6 +325,16 @@ async function emptyDerived(db: Kysely<Schema>) {
   await sql`delete from generations`.execute(db);
   await sql.raw(`truncate ${DERIVED_TABLES.join(', ')}`).execute(db);
   await sql`vacuum analyze generations`.execute(db);
+}
+
+/**
+ * Whether steady run `run` (as-of AS_OF_TS + run * 15 min) is the first after a UTC midnight: the
+ * run that computes the day that just ended. The bench's window ends at noon, so run 48 is the
+ * first (then every 96th).
+ */
+function crossesMidnight(run: number): boolean {
+  const day = (ts: bigint) => ts / 86400n;
+  return day(AS_OF_TS + BigInt(run) * 900n) > day(AS_OF_TS + BigInt(run - 1) * 900n);
 }
 
 /** COLD_RUNS more cold generations (after the first, unless REUSE); every other one on COLD_AB_SQL. */
@@ -542,7 +556,7 @@ async function main() {
       pruneMs.push(performance.now() - t5);
     }
     console.error(
-      `steady ${run}${STEADY_AB_SQL ? ` [${arm}]` : ''}: ${s(steadyMs.at(-1)!)} s (CPU ${s(steadyCpuMs.at(-1)!)} s)` +
+      `steady ${run}${STEADY_AB_SQL ? ` [${arm}]` : ''}${crossesMidnight(run) ? ' (crosses UTC midnight)' : ''}: ${s(steadyMs.at(-1)!)} s (CPU ${s(steadyCpuMs.at(-1)!)} s)` +
         (RETAIN ? `, prune ${s(pruneMs.at(-1)!)} s` : ''),
       steady.steps,
     );

@@ -91,6 +91,17 @@ select day_start from m_market_days where day_start not in (select day_start fro
 -- under 3.0.0: one seller_funded probe per payment). (Each branch below is gated by a one-time
 -- filter on `reset`, so only the cold ones or the steady ones are read; both give the same rows
 -- for the same days: test/method/cold.test.ts.)
+-- The days' bounds, read once: their time range and the block-id range of the block versions in
+-- it (by the time index; `block_id + 0`: min(block_id) walked the primary key from the window's
+-- first block, 3.3 s at 4M). Null when no day is to be computed (most steady runs), and then the
+-- view below reads no fact. (Two subqueries of the view read the days' blocks once each before.)
+create temp table m_mkt_bounds on commit drop as
+select r.from_ts, r.to_ts, b.min_block_id, b.max_block_id
+  from (select min(day_start) as from_ts, max(day_start) + 86400 as to_ts from m_mkt_todo) r
+ cross join lateral (select min(x.block_id + 0) as min_block_id, max(x.block_id + 0) as max_block_id
+                       from blocks x
+                      where x.block_timestamp >= r.from_ts and x.block_timestamp < r.to_ts) b;
+
 create or replace temp view m_mkt_payments as
 select t.block_timestamp - t.block_timestamp % 86400 as day_start, t.payer_id,
        t.seller_id, t.value, t.class, t.reason
@@ -101,18 +112,13 @@ select t.block_timestamp - t.block_timestamp % 86400 as day_start, t.payer_id,
    -- (no day to compute, as in most steady runs: a one-time filter, so no statement reading this
    -- view reads a fact; without it a plan grouping the view scanned them, ~2 s a run at 1M)
    and (select count(*) from m_mkt_todo) > 0
-   and t.block_timestamp >= (select min(day_start) from m_mkt_todo)
-   and t.block_timestamp < (select max(day_start) + 86400 from m_mkt_todo)
-   -- (the days' payments lie in the block-id range of the block versions in them, by the time
-   -- index: an index range of each fact table. Without it the planner hashed every payment of
-   -- the window to join the days' blocks: 1.1M rows read for 33k at 1M payments. `block_id + 0`:
-   -- min(block_id) walked the primary key from the window's first block, 3.3 s at 4M)
-   and t.block_id >= (select min(b.block_id + 0) from blocks b
-                       where b.block_timestamp >= (select min(day_start) from m_mkt_todo)
-                         and b.block_timestamp < (select max(day_start) + 86400 from m_mkt_todo))
-   and t.block_id <= (select max(b.block_id + 0) from blocks b
-                       where b.block_timestamp >= (select min(day_start) from m_mkt_todo)
-                         and b.block_timestamp < (select max(day_start) + 86400 from m_mkt_todo))
+   and t.block_timestamp >= (select from_ts from m_mkt_bounds)
+   and t.block_timestamp < (select to_ts from m_mkt_bounds)
+   -- (the days' payments lie in the block-id range of the block versions in them: an index
+   -- range of each fact table. Without it the planner hashed every payment of the window to
+   -- join the days' blocks: 1.1M rows read for 33k at 1M payments)
+   and t.block_id >= (select min_block_id from m_mkt_bounds)
+   and t.block_id <= (select max_block_id from m_mkt_bounds)
    and t.block_number <= (select as_of_block from m_gen)
    and visible_at(t.added_seq, t.removed_seq, g.run_seq);
 
