@@ -15,7 +15,7 @@
  *    --skip-bare --rpc-timeout-ms N --whole --log-level info --profile-statements
  *    --parallel-batches N --fetch-ahead N --heap-snapshot-mb N)
  */
-import { fork } from 'node:child_process';
+import { fork, spawn } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -38,6 +38,7 @@ import { other, payer, seller } from './fake-addresses.ts';
 import { benchCatalogItems } from './fake-catalog.ts';
 import { mulberry32 } from './mulberry32.ts';
 import { backendCpuMeter } from './backend-cpu.ts';
+import { COMMAND_PROCESS } from '../bin/node-flags.js';
 import { profileStatements, resetStatementProfile, statementProfile } from './statement-profile.ts';
 
 const { values: args, positionals } = parseArgs({
@@ -69,6 +70,9 @@ const { values: args, positionals } = parseArgs({
     // this many MB: what the heap holds near the peak. It pauses the process and adds the
     // snapshot's own memory: for finding, not for timing.
     'heap-snapshot-mb': { type: 'string' },
+    // The node flags of the measured process of a whole run, instead of `run`'s own
+    // (bin/node-flags.js), space-separated: '' for none (a trial or an A/B of the flags).
+    'node-flags': { type: 'string' },
   },
 });
 const PAYMENTS = Number(args.payments);
@@ -123,6 +127,12 @@ function buildChain(): FakeChain {
   return chain;
 }
 
+/**
+ * Set in the process a whole run is measured in (to the node flags it was started with), so that
+ * it runs the benchmark instead of starting another process.
+ */
+const MEASURED = 'X402_BENCH_MEASURED_FLAGS';
+
 if (positionals[0] === 'serve') {
   const chain = buildChain();
   // The server records the eth_getLogs calls it answers (outside the indexer's memory) and hands
@@ -151,6 +161,19 @@ if (positionals[0] === 'serve') {
     }
   });
   process.send!({ url: server.url, logs: chain.logs.length });
+} else if (args.whole && process.env[MEASURED] === undefined) {
+  // A whole run is measured in a process started as bin/x402-tally.js starts `run`: with its node
+  // flags and environment (bin/node-flags.js), which take effect only when a process starts.
+  const flags =
+    args['node-flags'] === undefined ? COMMAND_PROCESS.run.node : args['node-flags'].split(/\s+/).filter(Boolean);
+  const env = args['node-flags'] === undefined ? COMMAND_PROCESS.run.env : {};
+  console.log(`measured process: node ${flags.join(' ') || '(no flags)'} ${JSON.stringify(env)}`);
+  const measured = spawn(process.execPath, [...process.execArgv, ...flags, ...process.argv.slice(1)], {
+    stdio: 'inherit',
+    env: { ...process.env, ...env, [MEASURED]: flags.join(' ') },
+  });
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => measured.kill(signal));
+  measured.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
 } else {
   await main();
 }
@@ -163,7 +186,12 @@ async function main() {
   // default heap limit. Its memory is its own process's, not the measured indexer's.
   const child = fork(fileURLToPath(import.meta.url), ['serve', ...process.argv.slice(2)], {
     stdio: 'inherit',
-    execArgv: [...process.execArgv, '--max-old-space-size=12288', '--max-semi-space-size=64'],
+    // Without the measured process's own flags (`--optimize-for-size` would slow the server).
+    execArgv: [
+      ...process.execArgv.filter((flag) => !(process.env[MEASURED] ?? '').split(' ').includes(flag)),
+      '--max-old-space-size=12288',
+      '--max-semi-space-size=64',
+    ],
   });
   process.on('exit', () => child.kill()); // also when the sync fails
   const { url, logs } = await new Promise<{ url: string; logs: number }>((resolve) =>
