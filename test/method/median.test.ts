@@ -114,5 +114,16 @@ describe.each(backends())('the lower median moved by steady runs on $backend', (
         [A2 + 92n, 7],
       ]),
     ).toEqual({ median: '7', requests: '4', below: '0' });
+    // The state unknown, as migration 0046 leaves every row (request_payments and below_median
+    // null): the next run computes the median from the whole histogram and stores the state again.
+    // 30, 40, 50 enter: 7, 7, 7, [30], 40, 42, 50: the 4th, 30, three values below it.
+    await sql`update acc_sellers set request_payments = null, below_median = null`.execute(t.db);
+    expect(
+      await run(A2 + 180n, [
+        [A2 + 150n, 30],
+        [A2 + 151n, 40],
+        [A2 + 152n, 50],
+      ]),
+    ).toEqual({ median: '30', requests: '7', below: '3' });
   });
 });
