@@ -33,7 +33,8 @@ const SELLERS = [addr('a'), addr('b'), addr('c'), `0x${'1d'.repeat(20)}`];
 // payers: three outsiders and the sellers themselves (a seller paying another)
 const PAYERS = [addr('7'), addr('8'), addr('9'), ...SELLERS];
 
-type Where = 'recent' | 'future' | 'window_start' | 'anywhere';
+// (`today`: anywhere in the as-of's UTC day up to the as-of, a backfill when earlier than the last as-of)
+type Where = 'recent' | 'future' | 'window_start' | 'anywhere' | 'today';
 interface Pay {
   where: Where;
   offset: number;
@@ -247,6 +248,7 @@ async function runHistory(t: TestDatabase, steps: Step[], startTs = T0 + WINDOW 
         future: asOfTs + BigInt(p.offset % 3),
         window_start: start + BigInt(p.offset) - 3_600n,
         anywhere: start + ((BigInt(p.offset) * 359n) % WINDOW),
+        today: asOfTs - (asOfTs % 86_400n) + ((BigInt(p.offset) * 12n) % ((asOfTs % 86_400n) + 1n)),
       }[p.where];
       const from = PAYERS[p.payer]!;
       const to = SELLERS[p.seller]!;
@@ -425,11 +427,18 @@ describe.each(backends())('incremental 3.0.0 generations equal from-scratch ones
   it('behavior: an open day with one external and one internal payment, published after midnight from the open table', async () => {
     const M = T0 + WINDOW; // a UTC midnight
     const D = M - 86_400n; // the day before it
-    const at = (payer: number, cls: Pay['class'], value: number, offset: number): Pay => ({
-      where: 'recent',
+    const at = (
+      seller: number,
+      payer: number,
+      cls: Pay['class'],
+      value: number,
+      offset: number,
+      where: Where = 'recent',
+    ): Pay => ({
+      where,
       offset,
       k: 1,
-      seller: 0,
+      seller,
       payer,
       value,
       class: cls,
@@ -437,11 +446,17 @@ describe.each(backends())('incremental 3.0.0 generations equal from-scratch ones
     const counts = await runHistory(
       t,
       [
-        // 23:00: payer 7 pays a 100 at 22:50 (external); seller c, on a's host (0), pays a 250 at
-        // 22:55 (same_operator: internal)
-        { advance: 0, k: 0, funds: [], pays: [at(0, 1, 100, 600), at(5, 2, 250, 300)], ...quiet },
+        // 23:00: payer 7 pays b 100 at 03:00 (external; b's only payment, so its last is in the
+        // morning); seller c, on a's host (0), pays a 250 at 22:55 (same_operator: internal)
+        {
+          advance: 0,
+          k: 0,
+          funds: [],
+          pays: [at(1, 0, 1, 100, 900, 'today'), at(0, 5, 2, 250, 300)],
+          ...quiet,
+        },
         // 00:15: payer 8 pays a 5 at 00:10 (the new day); the day before has ended
-        { advance: 4_500, k: 0, funds: [], pays: [at(1, 1, 5, 300)], ...quiet },
+        { advance: 4_500, k: 0, funds: [], pays: [at(0, 1, 1, 5, 300)], ...quiet },
       ],
       M - 3_600n,
     );
@@ -454,10 +469,10 @@ describe.each(backends())('incremental 3.0.0 generations equal from-scratch ones
         from gen_market_daily
        where day = ${new Date(Number(D) * 1000).toISOString().slice(0, 10)}::date
          and generation = (select max(generation) from gen_market_daily)`.execute(t.db);
-    // by hand: 2 payments, 100 + 250; payers 7 and c; one seller; the lower median of {100, 250};
-    // external: the 100 only
+    // by hand: 2 payments, 100 + 250; payers 7 and c; sellers a and b; the lower median of
+    // {100, 250}; external: the 100 only
     expect(day.rows).toEqual([
-      { payments: 2, volume: '350', payers: 2, sellers_paid: 1, median: '100', external: '100' },
+      { payments: 2, volume: '350', payers: 2, sellers_paid: 2, median: '100', external: '100' },
     ]);
     // the new day is open: 5 once, external
     const open =
@@ -524,7 +539,7 @@ describe.each(backends())('incremental 3.0.0 generations equal from-scratch ones
       k: fc.integer({ min: 0, max: 4 }),
       funds: fc.array(fundArb, { maxLength: 3 }),
       pays: fc.array(
-        payArb.map((p) => ({ ...p, where: p.where === 'anywhere' || p.where === 'window_start' ? 'recent' : p.where })),
+        payArb.map((p) => ({ ...p, where: p.where === 'anywhere' || p.where === 'window_start' ? 'today' : p.where })),
         { maxLength: 6 },
       ),
       reorgBack: sometimes(fc.constantFrom(0, 30, 900, 3_600, 7_200), 1, 2),
