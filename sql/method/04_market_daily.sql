@@ -12,6 +12,11 @@
 -- Under 3.0.0 the day's payments are of every class; its median is over the per-request ones
 -- (classes 1-3, null when none), and external_volume_micro sums the external ones (reason 0);
 -- the sellers_key then also holds the catalog's same_operator pairs (sql/method/3.0.0/01_payments.sql).
+--
+-- The days not yet published are built as the window moves (acc_market_open, migration 0048), so
+-- that the first run after UTC midnight reads the day that just ended from there, not from the
+-- facts (issue 21: 5-6 s of the 11-12 s after-midnight run at 10M payments); see "The open days"
+-- below.
 
 create temp table m_mkt on commit drop as
 select x.*,
@@ -51,6 +56,59 @@ delete from acc_market_days a
                   and exists (select 1 from m_fact_rows t where t.block_id = b.block_id));
 set local enable_nestloop = off;
 
+-- The open days (migration 0048): acc_market_open holds, for every day from open_from_ts on, the
+-- histogram of the window's payments in it (per value and per request or not, with its external
+-- ones), exact for the window step 1a's accumulators were exact for before this run. It moves
+-- with them: by m_delta, step 1a's signed changes (payments that entered or left the window, facts
+-- added or removed, under 3.0.0 each with the class and reason it was counted with, which stay
+-- while the payment is visible: docs/METHOD.md 2.11.7). Only days wholly inside the window are
+-- kept (from the first day starting after the window's start), so a payment leaving the window
+-- never moves one. The table is exact from `from_ts` on after this run when:
+--   - step 1a's run is cold (m_acc.reset): filled from m_window, from the as-of's day on;
+--   - the market cache is kept (no reset above), the table was moved by the last run (its seq is
+--     step 1a's s0) and it has a first day: moved by m_delta, from the later of that day and the
+--     window's first whole day;
+--   - else (the sellers or their same_operator pairs changed, the state is missing or another's):
+--     emptied, exact from the day after the as-of's (no payment of the window is in it), so the
+--     ended days before it come from the facts as before.
+create temp table m_mkt_open on commit drop as
+select case
+         when a.reset then a.ts1 - a.ts1 % 86400
+         when k.kept then greatest(s.open_from_ts, a.ws1 - a.ws1 % 86400 + 86400)
+         else a.ts1 - a.ts1 % 86400 + 86400
+       end as from_ts,
+       k.kept
+  from m_acc a
+ cross join m_mkt x
+  left join acc_market_state s on true
+ cross join lateral (select not a.reset and not x.reset and s.open_from_ts is not null
+                            and s.checked_seq = a.s0 as kept) k;
+
+delete from acc_market_open
+ where not (select kept from m_mkt_open)
+    or day_start < (select from_ts from m_mkt_open);
+
+insert into acc_market_open as o (day_start, value, per_request, n, n_external)
+select day_start, value, per_request, sum(n), sum(n_external)
+  from (select d.block_timestamp - d.block_timestamp % 86400 as day_start, d.value, d.class <> 4 as per_request,
+               d.sign as n, case when d.reason = 0 then d.sign else 0 end as n_external
+          from m_delta d
+         where (select kept from m_mkt_open)
+           and d.block_timestamp >= (select from_ts from m_mkt_open)
+        union all
+        select w.block_timestamp - w.block_timestamp % 86400, w.value::numeric, w.class <> 4,
+               1, case when w.reason = 0 then 1 else 0 end
+          from m_window w
+         where (select reset from m_acc)
+           and w.block_timestamp >= (select from_ts from m_mkt_open)) x
+ group by 1, 2, 3
+having sum(n) <> 0 or sum(n_external) <> 0
+ order by 1, 2, 3
+    on conflict (day_start, value, per_request)
+    do update set n = o.n + excluded.n, n_external = o.n_external + excluded.n_external;
+-- (a few thousand rows a day, one or two days)
+delete from acc_market_open where n = 0;
+
 create temp table m_market_days on commit drop as
 with coverage as materialized (
   -- the latest start among the sellers' coverage; null when some seller is not covered up to
@@ -80,8 +138,11 @@ select d.day_start
 -- (a day cached without its payer and seller sets, set_id null, by a run before the summary step
 -- existed, is computed again with them)
 delete from acc_market_days where set_id is null or payer_ids is null or seller_ids is null;
+-- (`open`: the day is read from acc_market_open, its sets from acc_day_payers, not from the facts)
 create temp table m_mkt_todo on commit drop as
-select day_start from m_market_days where day_start not in (select day_start from acc_market_days);
+select day_start, day_start >= (select from_ts from m_mkt_open) as open
+  from m_market_days
+ where day_start not in (select day_start from acc_market_days);
 
 -- In a steady run they come from the facts (m_mkt_payments, below). In a cold run (step 1a's
 -- reset) from what step 1a read and grouped for the whole run (m_window and m_cold_head, the
@@ -97,7 +158,7 @@ select day_start from m_market_days where day_start not in (select day_start fro
 -- view below reads no fact. (Two subqueries of the view read the days' blocks once each before.)
 create temp table m_mkt_bounds on commit drop as
 select r.from_ts, r.to_ts, b.min_block_id, b.max_block_id
-  from (select min(day_start) as from_ts, max(day_start) + 86400 as to_ts from m_mkt_todo) r
+  from (select min(day_start) as from_ts, max(day_start) + 86400 as to_ts from m_mkt_todo where not open) r
  cross join lateral (select min(x.block_id + 0) as min_block_id, max(x.block_id + 0) as max_block_id
                        from blocks x
                       where x.block_timestamp >= r.from_ts and x.block_timestamp < r.to_ts) b;
@@ -111,7 +172,7 @@ select t.block_timestamp - t.block_timestamp % 86400 as day_start, t.payer_id,
  where not (select reset from m_acc)
    -- (no day to compute, as in most steady runs: a one-time filter, so no statement reading this
    -- view reads a fact; without it a plan grouping the view scanned them, ~2 s a run at 1M)
-   and (select count(*) from m_mkt_todo) > 0
+   and (select count(*) from m_mkt_todo where not open) > 0
    and t.block_timestamp >= (select from_ts from m_mkt_bounds)
    and t.block_timestamp < (select to_ts from m_mkt_bounds)
    -- (the days' payments lie in the block-id range of the block versions in them: an index
@@ -130,10 +191,32 @@ select t.block_timestamp - t.block_timestamp % 86400 as day_start, t.payer_id,
 -- acc_seller_days; the market's first day also has the payments before the window (m_cold_head).
 -- The (day, id) pairs are made distinct by hashing (at 10M payments ~3M pairs out of ~9M groups),
 -- and only they are sorted, by the arrays' aggregates.
+-- An open day's (in a steady run: the day that just ended) are its (seller, day, payer) rows of
+-- acc_day_payers, which step 1a keeps exact for the window (the day lies wholly in it), probed by
+-- that key for each seller whose window payments span the day (acc_sellers' first and last: 6,870
+-- of 43,788 sellers at 1M payments). (Nested loops only: with hash joins the planner read every
+-- row of acc_day_payers, 918k at 1M payments, for the day's 30k: 0.36 s against 0.05-0.10 s.)
+set local enable_nestloop = on;
+set local enable_hashjoin = off;
+set local enable_mergejoin = off;
+create temp table m_mkt_open_pairs on commit drop as
+select d.day_start, p.payer_id, p.seller_id
+  from m_mkt_todo d
+  join acc_sellers s on s.first_ts < d.day_start + 86400 and s.last_ts >= d.day_start
+  join acc_day_payers p on p.seller_id = s.seller_id and p.day = (d.day_start / 86400)::int4
+ where d.open
+   and exists (select 1 from m_mkt_todo where open);   -- (a one-time filter: most runs have no day)
+set local enable_nestloop = off;
+set local enable_hashjoin = on;
+set local enable_mergejoin = on;
+
 create temp table m_mkt_sets on commit drop as
 with payers as (
   select day_start, payer_id as id
     from m_mkt_payments
+  union all
+  select day_start, payer_id
+    from m_mkt_open_pairs
   union all
   select d.day::int8 * 86400, d.payer_id
     from m_window_day_payers d
@@ -145,6 +228,9 @@ with payers as (
 sellers as (
   select day_start, seller_id as id
     from m_mkt_payments
+  union all
+  select day_start, seller_id
+    from m_mkt_open_pairs
   union all
   select a.day_start, a.seller_id
     from acc_seller_days a
@@ -186,10 +272,15 @@ select c.day_start, c.value::numeric, c.per_request, c.n, c.n_external
                 union all  -- the market's first day before the window, moved out of m_window (01a)
                 select block_timestamp, value, class, reason from m_cold_head) t
          where (select reset from m_acc)
-           and t.block_timestamp >= (select min(day_start) from m_mkt_todo)
-           and t.block_timestamp < (select max(day_start) + 86400 from m_mkt_todo)
+           and t.block_timestamp >= (select min(day_start) from m_mkt_todo where not open)
+           and t.block_timestamp < (select max(day_start) + 86400 from m_mkt_todo where not open)
          group by 1, 2, 3) c;
 set local enable_sort = on;
+-- The open days' histograms, kept (above).
+insert into m_mkt_hist (day_start, value, per_request, n, n_external)
+select o.day_start, o.value, o.per_request, o.n, o.n_external
+  from acc_market_open o
+ where o.day_start in (select day_start from m_mkt_todo where open);
 drop view m_mkt_payments;
 
 -- The day's numbers: payments, volume and (3.x) external volume summed, and the median over the
@@ -221,9 +312,14 @@ select d.day_start,
               group by day_start) n using (day_start)
  order by d.day_start;
 
+-- The open days are those after the last publishable one: a published day is cached above (and
+-- computed from the facts again if its facts change), so the open table drops it.
 delete from acc_market_state;
-insert into acc_market_state (checked_seq, sellers_key, payment_set)
-select (select run_seq from m_gen), sellers_key, (select payment_set from m_gen) from m_mkt;
+insert into acc_market_state (checked_seq, sellers_key, payment_set, open_from_ts)
+select (select run_seq from m_gen), sellers_key, (select payment_set from m_gen),
+       greatest((select from_ts from m_mkt_open), (select max(day_start) + 86400 from m_market_days))
+  from m_mkt;
+delete from acc_market_open where day_start < (select open_from_ts from acc_market_state);
 
 insert into gen_market_daily (
   generation, day, payments, volume_micro, payers, sellers_paid, median_payment_micro,

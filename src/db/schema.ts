@@ -40,6 +40,7 @@ import type {
 import type {
   AccDayPayersTable,
   AccMarketDaysTable,
+  AccMarketOpenTable,
   AccMarketStateTable,
   AccMarketSummaryTable,
   AccOperatorPairsTable,
@@ -111,6 +112,7 @@ export interface Schema {
   acc_seller_days: AccSellerDaysTable;
   acc_market_days: AccMarketDaysTable;
   acc_market_state: AccMarketStateTable;
+  acc_market_open: AccMarketOpenTable;
   acc_seller_classes: AccSellerClassesTable;
   acc_reason_payers: AccReasonPayersTable;
   acc_reason_sellers: AccReasonSellersTable;

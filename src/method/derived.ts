@@ -24,6 +24,8 @@ export const DERIVED_TABLES = [
   'acc_seller_days',
   'acc_market_state',
   'acc_market_days',
+  // the market's open days' histograms (step 4, migration 0048)
+  'acc_market_open',
   // the summary's periods (step 4b; the market days' payer and seller sets are arrays in
   // acc_market_days, migration 0045)
   'acc_market_summary',

@@ -33,7 +33,8 @@ const SELLERS = [addr('a'), addr('b'), addr('c'), `0x${'1d'.repeat(20)}`];
 // payers: three outsiders and the sellers themselves (a seller paying another)
 const PAYERS = [addr('7'), addr('8'), addr('9'), ...SELLERS];
 
-type Where = 'recent' | 'future' | 'window_start' | 'anywhere';
+// (`today`: anywhere in the as-of's UTC day up to the as-of, a backfill when earlier than the last as-of)
+type Where = 'recent' | 'future' | 'window_start' | 'anywhere' | 'today';
 interface Pay {
   where: Where;
   offset: number;
@@ -104,10 +105,27 @@ const stepArb: fc.Arbitrary<Step> = fc.record({
   unfilled: sometimes(fc.constant(true as const), 1, 6),
 });
 
+/**
+ * The market's work state (step 4): the cached days' numbers and sets (not their set number, a
+ * sequence), and the open days' histograms (migration 0048) from the first day both states hold
+ * (an incremental run that emptied the open table starts it a day later than a cold one).
+ */
+async function marketState(t: TestDatabase) {
+  const days = await sql<Record<string, unknown>>`
+    select day_start, payments, volume_micro, payers, sellers_paid, median_micro, external_volume, payer_ids, seller_ids
+      from acc_market_days order by day_start`.execute(t.db);
+  const from = await sql<{ open_from_ts: string | null }>`select open_from_ts from acc_market_state`.execute(t.db);
+  const open = await sql<{ day_start: string; value: string; per_request: boolean; n: string; n_external: string }>`
+    select day_start, value, per_request, n, n_external from acc_market_open order by 1, 2, 3`.execute(t.db);
+  return { days: days.rows, openFrom: from.rows[0]?.open_from_ts ?? null, open: open.rows };
+}
+
 async function fromScratch(t: TestDatabase, incremental: number, compute: () => Promise<number>) {
   const saved = await Promise.all(DERIVED_TABLES.map((p) => t.db.selectFrom(p).selectAll().execute()));
+  const market = await marketState(t);
   await forgetDerivedState(t.db);
   const scratch = await compute();
+  const scratchMarket = await marketState(t);
   const rows = [await readGenerationRows(t.db, incremental), await readGenerationRows(t.db, scratch)] as const;
   for (const p of DERIVED_TABLES) await t.db.deleteFrom(p).execute();
   for (const [i, p] of DERIVED_TABLES.entries())
@@ -116,7 +134,25 @@ async function fromScratch(t: TestDatabase, incremental: number, compute: () => 
         .insertInto(p)
         .values(saved[i] as never)
         .execute();
-  return rows;
+  return Object.assign(rows, { market: [market, scratchMarket] as const });
+}
+
+/**
+ * The market's state of an incremental run equals a cold one's: the same cached days, and the same
+ * open days' histograms from the later of the two first days. Returns the open rows compared.
+ */
+function expectSameMarket(
+  market: readonly [Awaited<ReturnType<typeof marketState>>, Awaited<ReturnType<typeof marketState>>],
+  run: string,
+) {
+  const [a, b] = market;
+  expect(a.days, `${run}: acc_market_days`).toEqual(b.days);
+  expect(a.openFrom, `${run}: an open day kept`).not.toBeNull();
+  expect(b.openFrom, `${run}: an open day kept (cold)`).not.toBeNull();
+  const from = BigInt(a.openFrom!) > BigInt(b.openFrom!) ? BigInt(a.openFrom!) : BigInt(b.openFrom!);
+  const open = (x: typeof a) => x.open.filter((r) => BigInt(r.day_start) >= from);
+  expect(open(a), `${run}: acc_market_open`).toEqual(open(b));
+  return open(a).length;
 }
 
 /** The facts a reorg at `seq` removed, in blocks of even number: they come back as new versions. */
@@ -157,18 +193,19 @@ async function flippedBack(t: TestDatabase, seq: bigint) {
   };
 }
 
-async function runHistory(t: TestDatabase, steps: Step[]) {
+async function runHistory(t: TestDatabase, steps: Step[], startTs = T0 + WINDOW + 1_800n) {
   for (const table of ['batch_claims', 'batch_channel_created', 'batch_channels', 'seller_outgoing'])
     await sql`delete from ${sql.table(table)}`.execute(t.db);
   await resetHistory(t.db, SELLERS);
   let seq = 0n;
   let tx = 0;
-  let asOfTs = T0 + WINDOW + 1_800n;
+  let asOfTs = startTs;
   let asOfBlock = blockAt(asOfTs, 0n);
   let catalog = new Set([0, 1, 2]);
   let hosts = [0, 1, 0, 2];
   let snapshotId: bigint | null = null;
-  const counts = { generations: 0, internal: 0, grouped: 0, classes: new Set<number>() };
+  const counts = { generations: 0, internal: 0, grouped: 0, classes: new Set<number>(), open: 0, fromOpen: 0 };
+  let before: Awaited<ReturnType<typeof marketState>> | null = null; // the last run's market state
   for (const step of steps) {
     seq++;
     const previousBlock = asOfBlock;
@@ -211,6 +248,7 @@ async function runHistory(t: TestDatabase, steps: Step[]) {
         future: asOfTs + BigInt(p.offset % 3),
         window_start: start + BigInt(p.offset) - 3_600n,
         anywhere: start + ((BigInt(p.offset) * 359n) % WINDOW),
+        today: asOfTs - (asOfTs % 86_400n) + ((BigInt(p.offset) * 12n) % ((asOfTs % 86_400n) + 1n)),
       }[p.where];
       const from = PAYERS[p.payer]!;
       const to = SELLERS[p.seller]!;
@@ -265,7 +303,19 @@ async function runHistory(t: TestDatabase, steps: Step[]) {
       continue;
     }
     const incremental = await compute();
-    const [a, b] = await fromScratch(t, incremental, () => compute());
+    const scratch = await fromScratch(t, incremental, () => compute());
+    const [a, b] = scratch;
+    counts.open += expectSameMarket(scratch.market, `run ${seq}`);
+    // days published by this run that the last one held open (read from acc_market_open unless
+    // the run emptied it)
+    const [now] = scratch.market;
+    if (before?.openFrom != null) {
+      const had = new Set(before.days.map((d) => String(d.day_start)));
+      counts.fromOpen += now.days.filter(
+        (d) => !had.has(String(d.day_start)) && BigInt(String(d.day_start)) >= BigInt(before!.openFrom!),
+      ).length;
+    }
+    before = now;
     expect(compareGenerationRows(a, b).map(formatDifference), `run ${seq}`).toEqual([]);
     expect(a.generation.digests).toEqual(b.generation.digests);
     expect(a.periods).toEqual(b.periods);
@@ -374,6 +424,66 @@ describe.each(backends())('incremental 3.0.0 generations equal from-scratch ones
     expect(counts.grouped).toBeGreaterThan(0);
   });
 
+  it('behavior: an open day with one external and one internal payment, published after midnight from the open table', async () => {
+    const M = T0 + WINDOW; // a UTC midnight
+    const D = M - 86_400n; // the day before it
+    const at = (
+      seller: number,
+      payer: number,
+      cls: Pay['class'],
+      value: number,
+      offset: number,
+      where: Where = 'recent',
+    ): Pay => ({
+      where,
+      offset,
+      k: 1,
+      seller,
+      payer,
+      value,
+      class: cls,
+    });
+    const counts = await runHistory(
+      t,
+      [
+        // 23:00: payer 7 pays b 100 at 03:00 (external; b's only payment, so its last is in the
+        // morning); seller c, on a's host (0), pays a 250 at 22:55 (same_operator: internal)
+        {
+          advance: 0,
+          k: 0,
+          funds: [],
+          pays: [at(1, 0, 1, 100, 900, 'today'), at(0, 5, 2, 250, 300)],
+          ...quiet,
+        },
+        // 00:15: payer 8 pays a 5 at 00:10 (the new day); the day before has ended
+        { advance: 4_500, k: 0, funds: [], pays: [at(0, 1, 1, 5, 300)], ...quiet },
+      ],
+      M - 3_600n,
+    );
+    expect(counts.generations).toBe(2);
+    // the day was open in the first run and published by the second
+    expect(counts.fromOpen).toBe(1);
+    const day = await sql<Record<string, string | number | null>>`
+      select payments, volume_micro::text as volume, payers, sellers_paid, median_payment_micro::text as median,
+             external_volume_micro::text as external
+        from gen_market_daily
+       where day = ${new Date(Number(D) * 1000).toISOString().slice(0, 10)}::date
+         and generation = (select max(generation) from gen_market_daily)`.execute(t.db);
+    // by hand: 2 payments, 100 + 250; payers 7 and c; sellers a and b; the lower median of
+    // {100, 250}; external: the 100 only
+    expect(day.rows).toEqual([
+      { payments: 2, volume: '350', payers: 2, sellers_paid: 2, median: '100', external: '100' },
+    ]);
+    // the new day is open: 5 once, external
+    const open =
+      await sql`select day_start::text as day, value::text, per_request, n::int, n_external::int from acc_market_open`.execute(
+        t.db,
+      );
+    expect(open.rows).toEqual([{ day: String(M), value: '5', per_request: true, n: 1, n_external: 1 }]);
+    const state = await sql`select open_from_ts::text as from from acc_market_state`.execute(t.db);
+    expect(state.rows).toEqual([{ from: String(M) }]);
+  });
+
   // Every run's from-scratch generation is a cold run (m_cold_facts: the reason decided by sets),
   // the incremental one a steady run (m_payment_facts: one seller_funded probe per payment).
   it('behavior: fundings at the edges of the lookback, after the payment, in its block, and removed by a reorg', async () => {
@@ -416,6 +526,50 @@ describe.each(backends())('incremental 3.0.0 generations equal from-scratch ones
     ]);
     expect(counts.generations).toBe(4);
     expect(counts.internal).toBe(1 + 1 + 2 + 1);
+  });
+
+  // The market's open day (migration 0048) across UTC midnight: histories that start two hours
+  // before one and advance by minutes to hours, with payments (some in the future of the as-of, so
+  // in the next day), fundings and reorgs in the open day (some of whose blocks come back), now and
+  // then a catalog or host change (the open table is emptied) or a killed run. Each run's cached
+  // days, open days and published days equal a cold run's.
+  it('property: histories across UTC midnight with reorgs in the open day', async () => {
+    const midnightStep: fc.Arbitrary<Step> = fc.record({
+      advance: fc.constantFrom(0, 300, 900, 1_800, 3_600, 5_400),
+      k: fc.integer({ min: 0, max: 4 }),
+      funds: fc.array(fundArb, { maxLength: 3 }),
+      pays: fc.array(
+        payArb.map((p) => ({ ...p, where: p.where === 'anywhere' || p.where === 'window_start' ? 'today' : p.where })),
+        { maxLength: 6 },
+      ),
+      reorgBack: sometimes(fc.constantFrom(0, 30, 900, 3_600, 7_200), 1, 2),
+      toggleSeller: sometimes(fc.integer({ min: 0, max: SELLERS.length - 1 }), 1, 8),
+      hosts: sometimes(fc.array(fc.integer({ min: 0, max: 2 }), { minLength: 4, maxLength: 4 }), 1, 8),
+      kill: sometimes(fc.constantFrom('window', 'market_daily', 'market_summary'), 1, 8),
+      also2: fc.constant(null),
+      unfilled: fc.constant(null),
+    });
+    let histories = 0;
+    let open = 0;
+    let fromOpen = 0;
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(midnightStep, { minLength: 3, maxLength: 6 }),
+        fc.integer({ min: 600, max: 7_200 }),
+        async (steps, before) => {
+          // the first run `before` seconds before a UTC midnight (T0 + WINDOW is one)
+          const counts = await runHistory(t, steps, T0 + WINDOW - BigInt(before));
+          histories++;
+          open += counts.open;
+          fromOpen += counts.fromOpen;
+        },
+      ),
+      { numRuns: Number(process.env.PROPERTY_RUNS ?? 10), endOnFailure: true },
+    );
+    expect(histories).toBe(Number(process.env.PROPERTY_RUNS ?? 10));
+    // not vacuous: open days held payments, and days were published from them
+    expect(open).toBeGreaterThan(0);
+    expect(fromOpen).toBeGreaterThan(0);
   });
 
   it('property: random histories of runs with every class and both reasons', async () => {

@@ -163,6 +163,20 @@ export interface AccMarketStateTable {
   checked_seq: bigint;
   sellers_key: string;
   payment_set: ColumnType<string, string | undefined, string>;
+  /** The first day acc_market_open is exact for (migration 0048); null: none. */
+  open_from_ts: NullInt8;
+}
+
+/**
+ * One (open UTC day, value, per request or not) of the market's days not yet published, with its
+ * payments and external ones (sql/migrations/0048, kept by sql/method/04_market_daily.sql).
+ */
+export interface AccMarketOpenTable {
+  day_start: Int8;
+  value: Micro;
+  per_request: boolean;
+  n: Int8;
+  n_external: Int8;
 }
 
 /** The market summary's periods of the last run, with the days they covered (sql/migrations/0038). */
