@@ -123,15 +123,39 @@ select g.generation,
 drop table gen_sellers_unpartitioned;
 
 -- Deleting generations drops their partitions (the rows go with them, no per-row delete). DROP
--- takes ACCESS EXCLUSIVE on the parent until commit: API reads of gen_sellers wait for the
--- deleting transaction (prune, src/publish/prune.ts, which already drops fact partitions so).
+-- takes ACCESS EXCLUSIVE on the parent until commit, so API reads of gen_sellers wait for the
+-- deleting transaction. Prune (src/publish/prune.ts) runs long at times (27 s once at 10M, when it
+-- drops a fact partition and prunes the addresses): it sets x402tally.gen_sellers_drop to 'later'
+-- in its transaction, which keeps the partitions here, and drops them after its commit, in a short
+-- transaction of their own, with gen_sellers_drop_unused(). Any other delete drops them at once.
 create or replace function gen_sellers_follow_generations() returns trigger language plpgsql as $$
 declare
   g int4;
 begin
+  if current_setting('x402tally.gen_sellers_drop', true) = 'later' then
+    return null;
+  end if;
   for g in select generation from gone order by 1 loop
     execute format('drop table if exists %I.%I', current_schema(), 'gen_sellers_' || g);
   end loop;
   return null;
+end
+$$;
+
+-- The partitions of gen_sellers whose generation is no longer stored, dropped; their generations.
+create function gen_sellers_drop_unused() returns setof int4 language plpgsql as $$
+declare
+  g int4;
+begin
+  for g in select p.g
+             from (select (regexp_match(c.relname, '^gen_sellers_([0-9]+)$'))[1]::int4 as g
+                     from pg_inherits i join pg_class c on c.oid = i.inhrelid
+                    where i.inhparent = format('%I.gen_sellers', current_schema())::regclass) p
+            where p.g is not null
+              and not exists (select 1 from generations x where x.generation = p.g)
+            order by 1 loop
+    execute format('drop table %I.%I', current_schema(), 'gen_sellers_' || g);
+    return next g;
+  end loop;
 end
 $$;

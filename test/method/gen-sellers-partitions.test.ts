@@ -120,6 +120,28 @@ describe.each(backends())('gen_sellers partitions on $backend', ({ backend }) =>
     expect((await digest(db, 'gen_sellers')).n).toBe(20);
   });
 
+  it('behavior: a delete that defers the drop (as prune does) keeps the partition until gen_sellers_drop_unused', async () => {
+    database = await freshDatabase(backend);
+    const { db } = database;
+    const { snapshotId } = await loadFixture(db);
+    const [a, b, c] = [await compute(db, snapshotId), await compute(db, snapshotId), await compute(db, snapshotId)];
+    const keptB = await digest(db, 'gen_sellers', b);
+    // prune's transaction, committed, and then killed before its drop
+    await db.transaction().execute(async (trx) => {
+      await sql`select set_config('x402tally.gen_sellers_drop', 'later', true)`.execute(trx);
+      await trx.deleteFrom('generations').where('generation', 'in', [a, c]).execute();
+    });
+    expect((await partitions(db)).map((p) => p[0])).toEqual([a, b, c]);
+    const { rows } = await sql<{ g: number }>`select gen_sellers_drop_unused() as g`.execute(db);
+    expect(rows.map((r) => r.g)).toEqual([a, c]);
+    expect(await partitions(db)).toEqual([[b, `gen_sellers_${b}`]]);
+    expect(await digest(db, 'gen_sellers', b)).toEqual(keptB);
+    // nothing left to drop; and a delete without the setting drops at once
+    expect((await sql`select gen_sellers_drop_unused() as g`.execute(db)).rows).toEqual([]);
+    await db.deleteFrom('generations').where('generation', '=', b).execute();
+    expect(await partitions(db)).toEqual([]);
+  });
+
   it('behavior: migration 0047 moves every row of every stored generation, and gen_listings is the same view', async () => {
     database = await freshDatabase(backend, { migrate: false });
     const { db } = database;
