@@ -10,8 +10,9 @@
 --
 -- The rows go into a table of their own, without indexes, in the published order (the address in
 -- byte order), which gen_sellers_close then indexes in bulk and attaches as the generation's
--- partition of gen_sellers (migration 0047): building the indexes once costs about half of
--- maintaining them row by row.
+-- partition of gen_sellers (migration 0047). (Building the indexes once measured 0.55-0.6x of
+-- maintaining them row by row on synthetic generations; in the method at 1M about the same as
+-- main's insert: docs/benchmarks.md, "gen_sellers as one partition per generation".)
 
 select gen_sellers_open(generation) from m_gen;
 

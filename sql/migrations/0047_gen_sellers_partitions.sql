@@ -1,7 +1,9 @@
 -- gen_sellers becomes one partition per generation (partition by list (generation)), named
 -- gen_sellers_<generation>. Why: method step 2 writes a generation's sellers (50,000 rows at the
 -- scale of real Base) every run, and three quarters of that insert's time was maintaining six
--- indexes row by row (docs/benchmarks.md, "gen_sellers: where the insert's time goes"). Now step 2
+-- indexes row by row (docs/benchmarks.md, "gen_sellers: where the insert's time goes"; in the
+-- method at 1M the bulk builds cost about what they save: "gen_sellers as one partition per
+-- generation"), and pruning deleted 50,000 rows a run. Now step 2
 -- fills a new table without indexes, in the published order (the address in byte order, as
 -- sellers.ndjson lists them), builds its indexes in bulk, and attaches it: gen_sellers_open(g),
 -- the insert into gen_sellers_filling, gen_sellers_close(g), all in the run's one transaction (a
