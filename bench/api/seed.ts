@@ -66,6 +66,9 @@ export async function seedBenchGeneration(
       ]),
     })
     .execute();
+  // generation 1's partition of gen_sellers (migration 0047), then its rows
+  await sql`select gen_sellers_open(1)`.execute(db);
+  await sql`select gen_sellers_close(1)`.execute(db);
   await sql`
     insert into gen_sellers
     select 1, '0x' || lpad(to_hex(i), 40, '0'), 3, 20 + i % 50, 3 + i % 20,

@@ -7,8 +7,16 @@
 -- address id, which has no row) and the farm reason internal_share; under 1.x and 2.x (payments
 -- of one class, no step 1c) those columns are null. seller_no is the snapshot's seller number
 -- (the address in byte order), by which the directory's indexes break ties (migration 0043).
+--
+-- The rows go into a table of their own, without indexes, in the published order (the address in
+-- byte order), which gen_sellers_close then indexes in bulk and attaches as the generation's
+-- partition of gen_sellers (migration 0047). (Building the indexes once measured 0.55-0.6x of
+-- maintaining them row by row on synthetic generations; in the method at 1M about the same as
+-- main's insert: docs/benchmarks.md, "gen_sellers as one partition per generation".)
 
-insert into gen_sellers (
+select gen_sellers_open(generation) from m_gen;
+
+insert into gen_sellers_filling (
   generation, seller_address, listing_count, payments_30d, payers_30d,
   verified_revenue_30d_micro, median_payment_30d_micro, evidence_state, tier, farm_flag,
   farm_reasons, rank, categories, evidence_sha256, first_payment_ts, last_payment_ts,
@@ -93,4 +101,7 @@ select (select generation from m_gen),
        seller_funded_payments, seller_funded_revenue, seller_funded_payers,
        same_operator_payments, same_operator_revenue, same_operator_payers,
        seller_ord  -- the directory's tie-break (migration 0043): the address in byte order
-  from judged;
+  from judged
+ order by seller_ord;
+
+select gen_sellers_close(generation) from m_gen;

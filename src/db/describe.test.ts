@@ -84,24 +84,26 @@ describe.each(backends())('the migrated schema on $backend', ({ backend }) => {
              t.block_id, t.to_id as seller_id, t.from_id as payer_id
         from transfer_facts t
        where t.from_id <> t.to_id and t.value > 1 and t.authorized`.execute(database.db);
-    // (the body as migration 0021 writes it, but for one operator)
+    // (the body as migration 0043 writes it, but numbering in the other order)
     await sql`
-create or replace function gen_sellers_follow_generations() returns trigger language plpgsql as $$
-begin
-  delete from gen_sellers s using gone g where s.generation >= g.generation;
-  return null;
-end
+create or replace function gen_sellers_set_numbers(g int4) returns void language sql as $$
+  update gen_sellers s
+     set seller_no = n.no
+    from (select seller_address, row_number() over (order by seller_address desc) as no
+            from gen_sellers
+           where generation = g) n
+   where s.generation = g and s.seller_address = n.seller_address
 $$`.execute(database.db);
     await sql`drop trigger catalog_listing_words_add on catalog_listings`.execute(database.db);
 
     expect(drift(before, await describeSchema(database.db))).toEqual({
       added: [
         '      WHERE from_id <> to_id AND value > 1::numeric AND authorized;',
-        '    delete from gen_sellers s using gone g where s.generation >= g.generation;',
+        '      from (select seller_address, row_number() over (order by seller_address desc) as no',
       ],
       removed: [
         '      WHERE from_id <> to_id AND value > 0::numeric AND authorized;',
-        '    delete from gen_sellers s using gone g where s.generation = g.generation;',
+        '      from (select seller_address, row_number() over (order by seller_address) as no',
         'trigger catalog_listing_words_add AFTER INSERT ON catalog_listings REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION catalog_listing_words_add()',
       ],
     });

@@ -26,11 +26,15 @@ export interface PruneResult {
  * closed at or before the oldest remaining generation; then drops the fact partitions no
  * remaining generation reaches (dropFactPartitions) and, when it dropped one, the addresses
  * nothing refers to any more. In one transaction; safe to re-run. Never deletes the live
- * generation.
+ * generation. The deleted generations' partitions of gen_sellers are dropped after its commit, in
+ * a transaction of their own (gen_sellers_drop_unused, migration 0047).
  */
 export async function pruneGenerations(db: Kysely<Schema>, retain: number): Promise<PruneResult> {
   if (!Number.isInteger(retain) || retain < 1) throw new RangeError('retain must be a positive integer');
-  return db.transaction().execute(async (trx) => {
+  const result = await db.transaction().execute(async (trx) => {
+    // The deleted generations' partitions of gen_sellers stay until this transaction commits
+    // (migration 0047): dropping one locks gen_sellers exclusively, and this transaction may run long.
+    await sql`select set_config('x402tally.gen_sellers_drop', 'later', true)`.execute(trx);
     const live = await trx.selectFrom('published_pointer').select('generation').executeTakeFirst();
     if (!live) return { generations: [], catalogSnapshots: 0, removedFacts: 0, droppedPartitions: [], addresses: 0 };
 
@@ -108,6 +112,10 @@ export async function pruneGenerations(db: Kysely<Schema>, retain: number): Prom
       addresses,
     };
   });
+  // Then, in a short transaction (readers of gen_sellers wait only for it), the partitions of the
+  // generations no longer stored: those just deleted, and any a killed prune left.
+  await sql`select gen_sellers_drop_unused()`.execute(db);
+  return result;
 }
 
 /** The tables partitioned on the facts' block-id ranges, created and dropped together (migrations 0027, 0029). */

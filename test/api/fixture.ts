@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
 import { UNNUMBERED, type Schema } from '../../src/db/schema.ts';
+import { openSellerPartition } from '../helpers/seller-numbers.ts';
 import { writeFactRows } from '../../src/db/load-facts.ts';
 import { BASE_USDC } from '../../src/config/index.ts';
 import { METHOD_CONSTANTS_1_0_0 as METHOD_CONSTANTS } from '../../src/method/constants.ts';
@@ -331,6 +332,7 @@ export async function insertGeneration(
       sources: JSON.stringify(SOURCES),
     })
     .execute();
+  await openSellerPartition(db, n);
   await db
     .insertInto('gen_sellers')
     .values(

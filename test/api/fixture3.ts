@@ -1,6 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import { UNNUMBERED, type Schema } from '../../src/db/schema.ts';
 import { BASE_USDC } from '../../src/config/index.ts';
+import { openSellerPartition } from '../helpers/seller-numbers.ts';
 import { METHOD_CONSTANTS_2_0_0 } from '../../src/method/constants.ts';
 import {
   A,
@@ -326,6 +327,7 @@ export async function seedFixture3(db: Kysely<Schema>): Promise<void> {
     .execute();
 
   await insertGenerationRow(db, GEN2, '2.0.0', METHOD_CONSTANTS_2_0_0, snap);
+  await openSellerPartition(db, GEN2);
   await db
     .insertInto('gen_sellers')
     .values([
@@ -343,6 +345,7 @@ export async function seedFixture3(db: Kysely<Schema>): Promise<void> {
     .execute();
 
   await insertGenerationRow(db, GEN3, '3.0.0', CONSTANTS3, snap);
+  await openSellerPartition(db, GEN3);
   await db
     .insertInto('gen_sellers')
     .values(
@@ -383,6 +386,7 @@ export async function insertUnpaidGeneration(
 ): Promise<void> {
   const snap = await db.selectFrom('catalog_snapshots').select('snapshot_id').executeTakeFirstOrThrow();
   await insertGenerationRow(db, n, '3.0.0', CONSTANTS3, snap.snapshot_id);
+  await openSellerPartition(db, n);
   await db
     .insertInto('gen_sellers')
     .values(

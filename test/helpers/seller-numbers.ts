@@ -18,3 +18,13 @@ export async function misnumberedSellers(db: Kysely<Schema>, g: number): Promise
   const twice = byNumber.filter((r, i) => i > 0 && byNumber[i - 1]!.n === r.n).map((r) => `${r.n} twice`);
   return [...wrong, ...twice];
 }
+
+/**
+ * Generation g's partition of gen_sellers (migration 0047) for rows a test inserts by hand: what
+ * method step 2 does around its insert, on no rows, so that the partition is there, indexed and
+ * attached, and rows inserted into gen_sellers afterwards go into it.
+ */
+export async function openSellerPartition(db: Kysely<Schema>, g: number): Promise<void> {
+  await sql`select gen_sellers_open(${g}::int4)`.execute(db);
+  await sql`select gen_sellers_close(${g}::int4)`.execute(db);
+}
