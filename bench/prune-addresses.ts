@@ -3,12 +3,13 @@
  * (one `not exists` per referring column), on a schema bench/method.ts kept (KEEP=1). Each round
  * runs both forms, in alternating order, each in a transaction of its own that first drops the
  * oldest partition of `transfers`, `batch_claims` and `blocks` (as the weekly prune does, so the
- * addresses only that week named are deleted) and is then rolled back: the kept schema is never
- * changed. Both forms must delete the same number of addresses (else exit 1).
+ * addresses only that week named are deleted), adds UNNAMED addresses nothing names, and is then
+ * rolled back: the kept schema is never changed. Both forms must delete the same number of addresses (else exit 1).
  *
  *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/bench_x REUSE=bench_method_1a2b3c4d npx tsx bench/prune-addresses.ts
  *   DATA_DIR=/copy/of/a/kept/run npx tsx bench/prune-addresses.ts   # embedded PGlite
  *   ROUNDS=5 ...   # rounds (default 3)
+ *   UNNAMED=10000 ...   # addresses nothing names, added before each prune (default 10,000)
  */
 import { sql, type Transaction } from 'kysely';
 import { openDatabase } from '../src/db/index.ts';
@@ -17,8 +18,12 @@ import type { Schema } from '../src/db/schema.ts';
 import { pruneAddresses } from '../src/publish/prune.ts';
 
 const ROUNDS = Number(process.env.ROUNDS ?? 3);
+const UNNAMED = Number(process.env.UNNAMED ?? 10000);
 
-/** The form before h-prune3: one `not exists` per referring column, in one delete. */
+/**
+ * The form of main before h-prune3, as a fixed reference: one `not exists` per referring column, in
+ * one delete (h-prune3 measured three others in src's place and kept this one).
+ */
 async function pruneAddressesPerColumn(trx: Transaction<Schema>): Promise<number> {
   const unreferenced = ADDRESS_REFS.map(({ table, column, array }) =>
     array
@@ -69,6 +74,13 @@ async function main() {
               await sql`alter table ${sql.table(r.parent)} detach partition ${sql.table(r.name)}`.execute(trx);
               await sql`drop table ${sql.table(r.name)}`.execute(trx);
             }
+            // and UNNAMED addresses nothing names, as the payers only a dropped week paid (in the
+            // bench's history every payer pays every week): the forms must delete them, not only
+            // find that every address is named
+            await sql`insert into addresses (address)
+                      select decode(lpad(to_hex(4000000000 + g), 40, '0'), 'hex') from generate_series(1, ${UNNAMED}) g`.execute(
+              trx,
+            );
             const t = performance.now();
             const n = await forms[form](trx);
             times[form].push((performance.now() - t) / 1000);
@@ -92,7 +104,7 @@ async function main() {
     return `${s[0]!.toFixed(2)} / ${median.toFixed(2)} / ${s.at(-1)!.toFixed(2)} s`;
   };
   console.log(`before (not exists per column):  min/median/max ${stats(times.before)}`);
-  console.log(`after (one union of the columns): min/median/max ${stats(times.after)}`);
+  console.log(`after (src's pruneAddresses):     min/median/max ${stats(times.after)}`);
   const all = new Set([...counts.before, ...counts.after]);
   if (all.size !== 1) {
     console.error(`the forms deleted different numbers of addresses: ${JSON.stringify(counts)}`);
