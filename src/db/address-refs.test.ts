@@ -116,3 +116,75 @@ describe.each(backends())('the columns referring to addresses on $backend', ({ b
     expect(left.map((r) => r.address_id)).toEqual([ids[0], ids[1]]);
   });
 });
+
+/**
+ * One row in `table` that names `id` in `column` (an array of it for an array column) and no other
+ * address: every other referring column of the table is null, -1 (no address has that id) or an
+ * empty array; every other column without a default gets `n` (its row number, so that two rows of a
+ * table differ in their keys) as a number, text or 32 bytes, an empty array or true, by type.
+ */
+async function insertNaming(db: Kysely<any>, table: string, column: string, id: number, n: number): Promise<void> {
+  const { rows } = await sql<{ column: string; type: string; category: string; nullable: boolean }>`
+    select a.attname as column, format_type(a.atttypid, a.atttypmod) as type, t.typcategory as category,
+           not a.attnotnull as nullable
+      from pg_attribute a join pg_type t on t.oid = a.atttypid
+     where a.attrelid = ${table}::regclass and a.attnum > 0 and not a.attisdropped
+       and a.attidentity = '' and a.attgenerated = ''
+       and (a.atthasdef is false or a.attname = ${column})`.execute(db);
+  const refs = new Set(ADDRESS_REFS.filter((r) => r.table === table).map((r) => r.column));
+  const values = rows.map((c) => {
+    if (c.column === column) return c.category === 'A' ? `array[${id}]::${c.type}` : `${id}`;
+    if (refs.has(c.column)) return c.nullable ? 'null' : c.category === 'A' ? `'{}'::${c.type}` : '-1';
+    if (c.category === 'N') return c.type === 'smallint' ? '1' : `${n}`;
+    if (c.category === 'S') return `'${n}'`;
+    if (c.category === 'A') return `'{}'::${c.type}`;
+    if (c.type === 'bytea') return `decode(lpad(to_hex(${n}), 64, '0'), 'hex')`;
+    if (c.type === 'boolean') return 'true';
+    if (c.type === 'date') return `date '2026-01-01' + ${n}`;
+    throw new Error(`insertNaming: no value for ${table}.${c.column} (${c.type}): add one`);
+  });
+  await sql
+    .raw(`insert into ${table} (${rows.map((c) => `"${c.column}"`).join(', ')}) values (${values.join(', ')})`)
+    .execute(db);
+}
+
+describe.each(backends())('the address prune on $backend', ({ backend }) => {
+  let database: TestDatabase | undefined;
+  afterEach(async () => database?.close());
+
+  it('behavior: an address any one referring column names stays, one none names goes', async () => {
+    database = await freshDatabase(backend);
+    const db = database.db;
+    // one address per referring column, and one more that nothing names
+    const ids = (
+      await sql<{ address_id: number }>`
+        insert into addresses (address)
+        select decode(lpad(to_hex(g), 40, '0'), 'hex') from generate_series(1, ${ADDRESS_REFS.length + 1}) g
+        returning address_id`.execute(db)
+    ).rows.map((r) => r.address_id);
+    // the partitions of block 0 (the facts' block ids 1.. are block 0's versions) and of the
+    // outgoing rows' block numbers 1..
+    await sql`select fact_partitions_cover(array[0]::int8[])`.execute(db);
+    await sql`select outgoing_partitions_cover(array[1, ${ADDRESS_REFS.length}]::int8[])`.execute(db);
+    for (const [i, ref] of ADDRESS_REFS.entries()) await insertNaming(db, ref.table, ref.column, ids[i]!, i + 1);
+    // each column names its address (the generator put it there, and only there)
+    for (const [i, ref] of ADDRESS_REFS.entries()) {
+      const named = ref.array
+        ? sql`exists (select 1 from ${sql.table(ref.table)} r where ${ids[i]!}::int4 = any(${sql.ref(`r.${ref.column}`)}))`
+        : sql`exists (select 1 from ${sql.table(ref.table)} r where ${sql.ref(`r.${ref.column}`)} = ${ids[i]!})`;
+      expect((await sql<{ named: boolean }>`select ${named} as named`.execute(db)).rows[0]!.named).toBe(true);
+    }
+    expect(await db.transaction().execute((trx) => pruneAddresses(trx))).toBe(1);
+    const left = await db.selectFrom('addresses').select('address_id').orderBy('address_id').execute();
+    expect(left.map((r) => r.address_id)).toEqual(ids.slice(0, -1));
+    // and once a column's row is gone, its address goes with the next prune
+    await sql`delete from acc_payers`.execute(db);
+    const payerRef = ADDRESS_REFS.findIndex((r) => r.table === 'acc_payers' && r.column === 'payer_id');
+    const sellerRef = ADDRESS_REFS.findIndex((r) => r.table === 'acc_payers' && r.column === 'seller_id');
+    expect(await db.transaction().execute((trx) => pruneAddresses(trx))).toBe(2);
+    const after = await db.selectFrom('addresses').select('address_id').orderBy('address_id').execute();
+    expect(after.map((r) => r.address_id)).toEqual(
+      ids.slice(0, -1).filter((_, i) => i !== payerRef && i !== sellerRef),
+    );
+  });
+});

@@ -9,6 +9,7 @@ import type {
 } from './schema/catalog.ts';
 import type {
   AddressesTable,
+  AddressPruneDueTable,
   BatchChannelCreatedTable,
   BatchChannelsTable,
   BatchClaimsTable,
@@ -79,6 +80,7 @@ export interface Schema {
   catalog_listings: CatalogListingsTable;
   catalog_rejects: CatalogRejectsTable;
   addresses: AddressesTable;
+  address_prune_due: AddressPruneDueTable;
   blocks: BlocksTable;
   transfers: TransfersTable;
   batch_channels: BatchChannelsTable;

@@ -1,5 +1,5 @@
 export { publishGeneration, publishedGeneration, type PublishOptions } from './publish.ts';
-export { pruneGenerations, type PruneResult } from './prune.ts';
+export { pruneGenerations, pruneGenerationRows, type PruneResult } from './prune.ts';
 export {
   BUNDLE_NDJSON_FILES,
   bundleFileText,

@@ -14,7 +14,11 @@ export interface PruneResult {
    * their blocks, by range: the first block number of each (`blocks_from_<n>`, `transfers_from_<n>`).
    */
   droppedPartitions: bigint[];
-  /** Addresses deleted because no row refers to them any more (only after a partition was dropped). */
+  /**
+   * Addresses deleted because no row refers to them any more: only when this prune dropped a
+   * partition, or an earlier one did and its address prune did not finish; in a transaction after
+   * the one that dropped (pruneGenerations).
+   */
   addresses: number;
 }
 
@@ -24,19 +28,35 @@ export interface PruneResult {
  * catalog snapshots that no remaining generation uses (except the newest snapshot), chain fact
  * rows that a reorg removed before the oldest retained generation's run, and hour partials
  * closed at or before the oldest remaining generation; then drops the fact partitions no
- * remaining generation reaches (dropFactPartitions) and, when it dropped one, the addresses
- * nothing refers to any more. In one transaction; safe to re-run. Never deletes the live
- * generation. The deleted generations' partitions of gen_sellers are dropped after its commit, in
- * a transaction of their own (gen_sellers_drop_unused, migration 0047).
+ * remaining generation reaches (dropFactPartitions). In one transaction; safe to re-run. Never
+ * deletes the live generation.
+ *
+ * When that transaction dropped a partition it also marks an address prune due (a row of
+ * `address_prune_due`, migration 0049), and after it commits the addresses nothing refers to any
+ * more are deleted in a transaction of their own (pruneDueAddresses): the drops lock the fact
+ * parents exclusively until their commit, and the evidence endpoint waits on them, so they commit
+ * first and the address prune, the long part (seconds to tens of seconds a week), waits on
+ * nothing. A run killed between the two leaves the row; the next prune deletes those addresses
+ * even when it drops nothing. Must run under the run lock (src/run/lock.ts), as pruneAddresses.
  */
 export async function pruneGenerations(db: Kysely<Schema>, retain: number): Promise<PruneResult> {
+  const pruned = await pruneGenerationRows(db, retain);
+  return { ...pruned, addresses: await pruneDueAddresses(db) };
+}
+
+/**
+ * The first transaction of pruneGenerations: everything but the address prune, which it marks due
+ * when it dropped a partition. Exported for the tests, which stop a prune between its two
+ * transactions with it.
+ */
+export async function pruneGenerationRows(db: Kysely<Schema>, retain: number): Promise<Omit<PruneResult, 'addresses'>> {
   if (!Number.isInteger(retain) || retain < 1) throw new RangeError('retain must be a positive integer');
   const result = await db.transaction().execute(async (trx) => {
     // The deleted generations' partitions of gen_sellers stay until this transaction commits
     // (migration 0047): dropping one locks gen_sellers exclusively, and this transaction may run long.
     await sql`select set_config('x402tally.gen_sellers_drop', 'later', true)`.execute(trx);
     const live = await trx.selectFrom('published_pointer').select('generation').executeTakeFirst();
-    if (!live) return { generations: [], catalogSnapshots: 0, removedFacts: 0, droppedPartitions: [], addresses: 0 };
+    if (!live) return { generations: [], catalogSnapshots: 0, removedFacts: 0, droppedPartitions: [] };
 
     const keep = await trx
       .selectFrom('generations')
@@ -103,19 +123,36 @@ export async function pruneGenerations(db: Kysely<Schema>, retain: number): Prom
     // Last, as they lock the fact tables exclusively until commit (the evidence endpoint waits).
     const droppedPartitions = await dropFactPartitions(trx);
     await dropOutgoingPartitions(trx);
-    const addresses = droppedPartitions.length > 0 ? await pruneAddresses(trx) : 0;
+    // the addresses only the dropped partitions named: deleted after this commits (pruneDueAddresses)
+    if (droppedPartitions.length > 0)
+      await trx
+        .insertInto('address_prune_due')
+        .defaultValues()
+        .onConflict((oc) => oc.doNothing())
+        .execute();
     return {
       generations: deleted.map((r) => r.generation).sort((a, b) => a - b),
       catalogSnapshots: Number(snapshots.rows[0]?.n ?? 0),
       removedFacts,
       droppedPartitions,
-      addresses,
     };
   });
   // Then, in a short transaction (readers of gen_sellers wait only for it), the partitions of the
   // generations no longer stored: those just deleted, and any a killed prune left.
   await sql`select gen_sellers_drop_unused()`.execute(db);
   return result;
+}
+
+/**
+ * When an address prune is due (a row of `address_prune_due`), deletes the addresses nothing
+ * refers to (pruneAddresses) and the row, in one transaction of its own, and returns how many
+ * addresses went; else 0 at once. Under the run lock, as pruneAddresses.
+ */
+export async function pruneDueAddresses(db: Kysely<Schema>): Promise<number> {
+  return db.transaction().execute(async (trx) => {
+    const due = await trx.deleteFrom('address_prune_due').returning('due').execute();
+    return due.length > 0 ? pruneAddresses(trx) : 0;
+  });
 }
 
 /** The tables partitioned on the facts' block-id ranges, created and dropped together (migrations 0027, 0029). */
@@ -282,11 +319,19 @@ async function dropOutgoingPartitions(trx: Transaction<Schema>): Promise<bigint[
 
 /**
  * Deletes the addresses that no column of ADDRESS_REFS (src/db/address-refs.ts) names. Safe
- * against the writers of the dictionary because there are none at this point: the store adds
+ * against the writers of the dictionary because there are none while it runs: the store adds
  * addresses, and hands out their ids, only inside a run (the sync) or `migrate` (the copy), both
- * under the run lock (src/run/lock.ts) that the run pruning here holds, and the run's method has
- * written its work state before publishing and pruning. An id is never reused (an identity), so an
- * address stored again later gets a new id and no stale id can name it.
+ * under the run lock (src/run/lock.ts) that the run pruning here holds (pruneGenerations calls it
+ * after its own transaction has committed, still under the lock), and the run's method has written
+ * its work state before publishing and pruning. An id is never reused (an identity), so an address
+ * stored again later gets a new id and no stale id can name it.
+ *
+ * One `not exists` per referring column, in one delete: the planner orders the anti-joins, probes an
+ * index that leads with the column (most seller columns) for the addresses still left, hashes the
+ * others, and never builds the hash of a table once no address is left to test. Other forms were
+ * not faster on both backends at 1M (one `union` of the columns: a sort of every id; one `select
+ * distinct` a column into a temporary table; this one with `work_mem` 64 MB): docs/benchmarks.md,
+ * h-prune3.
  */
 export async function pruneAddresses(trx: Transaction<Schema>): Promise<number> {
   const unreferenced = ADDRESS_REFS.map(({ table, column, array }) =>

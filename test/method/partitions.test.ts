@@ -9,6 +9,7 @@ import {
   formatDifference,
   publishGeneration,
   pruneGenerations,
+  pruneGenerationRows,
   readGenerationRows,
 } from '../../src/publish/index.ts';
 import { backends, freshDatabase, type TestDatabase } from '../helpers/db.ts';
@@ -344,6 +345,53 @@ describe.each(backends())('fact partitions and prune on $backend', ({ backend })
       new Set([`${3n * WIDTH}:${days[2]! + 1n}`]),
     );
     // a second prune drops nothing and deletes no address
+    expect(await pruneGenerations(db, 1)).toMatchObject({ droppedPartitions: [], addresses: 0 });
+  });
+
+  it('behavior: a prune killed between its two transactions leaves its addresses to the next prune, which drops nothing', async () => {
+    await useWidth(t.db, WIDTH);
+    const db = t.db;
+    // As above: payer 9 pays only in partition 0, which the prune drops; payer 7 and seller a in
+    // the partition of the as-of block, which stays.
+    const asOfTs = T0 + WINDOW + 1_800n;
+    const days = [TB + 100n, asOfTs - 600n];
+    await insertTransfers(
+      db,
+      days.map((ts, i) => ({
+        tx: `0x${(i + 1).toString(16).padStart(64, '0')}`,
+        logIndex: 2,
+        block: blockAt(ts, 0n),
+        ts,
+        from: i === 0 ? PAYERS[2]! : PAYERS[0]!,
+        to: SELLERS[0]!,
+        value: 100n,
+        authorizer: i === 0 ? PAYERS[2]! : PAYERS[0]!,
+        addedSeq: 1n,
+      })),
+    );
+    const snapshotId = await insertCatalog(db, [{ listing_id: '0'.padStart(64, '0'), seller_address: SELLERS[0]! }]);
+    const asOf = { number: blockAt(asOfTs, 0n), hash: blockHash(blockAt(asOfTs, 0n)), timestamp: asOfTs };
+    await publishGeneration(
+      db,
+      await computeGeneration(db, { runSeq: 1n, asOf, catalogSnapshotId: snapshotId, sources: [] }),
+    );
+    const stored = async () =>
+      (await db.selectFrom('addresses').select('address').execute())
+        .map((r) => `0x${Buffer.from(r.address).toString('hex')}`)
+        .sort();
+    const due = async () => (await db.selectFrom('address_prune_due').select('due').execute()).length;
+    expect(await stored()).toEqual([PAYERS[0]!, PAYERS[2]!, SELLERS[0]!].sort());
+
+    // The run is killed after the first transaction: the partition is gone, payer 9's address not yet.
+    const first = await pruneGenerationRows(db, 1);
+    expect(first.droppedPartitions).toEqual([0n]);
+    expect(await stored()).toEqual([PAYERS[0]!, PAYERS[2]!, SELLERS[0]!].sort());
+    expect(await due()).toBe(1);
+    // The next prune drops no partition but finishes the address prune.
+    expect(await pruneGenerations(db, 1)).toMatchObject({ droppedPartitions: [], addresses: 1 });
+    expect(await stored()).toEqual([PAYERS[0]!, SELLERS[0]!].sort());
+    expect(await due()).toBe(0);
+    // and the one after deletes nothing
     expect(await pruneGenerations(db, 1)).toMatchObject({ droppedPartitions: [], addresses: 0 });
   });
 

@@ -91,6 +91,7 @@ export async function resetHistory(db: Kysely<Schema>, sellers: readonly string[
     'transfers',
     'blocks',
     'addresses',
+    'address_prune_due',
     'catalog_snapshots',
     'seller_coverage',
   ]) {

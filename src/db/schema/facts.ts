@@ -14,6 +14,15 @@ export interface AddressesTable {
   address: Bytes;
 }
 
+/**
+ * One row while an address prune is due: fact partitions were dropped and the addresses only they
+ * named may still be stored (migration 0049, src/publish/prune.ts).
+ */
+export interface AddressPruneDueTable {
+  due: Generated<boolean>;
+  since: Generated<Date>;
+}
+
 /** One block version: a block as stored by one run, carrying visibility (migration 0025). */
 export interface BlocksTable {
   /** block_number * 2^20 + version. */
