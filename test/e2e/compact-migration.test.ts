@@ -1,12 +1,12 @@
 import { sql, type Kysely } from 'kysely';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { loadMigrations, migrate, schemaStatus } from '../../src/db/migrate.ts';
 import { computeGeneration } from '../../src/method/index.ts';
 import { compareGenerationRows, formatDifference, readGenerationRows } from '../../src/publish/index.ts';
 import type { Schema } from '../../src/db/schema.ts';
 import { TallyError, isTemporary } from '../../src/lib/errors.ts';
 import { backends, type TestDatabase } from '../helpers/db.ts';
-import { FIXTURE, mismatches, oldLayoutDatabase, serveAll, closeOldLayouts } from '../helpers/old-layout.ts';
+import { FIXTURE, mismatches, oldLayoutDatabase, serveAll } from '../helpers/old-layout.ts';
 
 // The move from the text fact layout (usdc_transfers, usdc_authorizations, chain_blocks) to the
 // compact one (migrations 0023 and 0024, the copy of src/db/compact-copy.ts between them). The
@@ -32,8 +32,6 @@ async function copied(db: Kysely<Schema>) {
   const { rows } = await sql<{ n: number }>`select count(*)::int4 as n from transfers`.execute(db);
   return rows[0]!.n;
 }
-
-afterAll(closeOldLayouts);
 
 describe.each(backends())('the move to the compact fact layout on $backend', ({ backend }) => {
   let database: TestDatabase | undefined;

@@ -1,12 +1,12 @@
 import { sql, type Kysely } from 'kysely';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { loadMigrations, migrate } from '../../src/db/migrate.ts';
 import type { Schema } from '../../src/db/schema.ts';
 import { forgetDerivedState } from '../../src/method/index.ts';
 import { compareGenerationRows, formatDifference, readGenerationRows } from '../../src/publish/index.ts';
 import { backends, freshDatabase, type TestDatabase } from '../helpers/db.ts';
 import { insertFacts3 } from '../helpers/facts3.ts';
-import { closeOldLayouts, mismatches, oldLayoutDatabase, serveAll } from '../helpers/old-layout.ts';
+import { mismatches, oldLayoutDatabase, serveAll } from '../helpers/old-layout.ts';
 import { AS_OF_TS, block } from '../method/fixture.ts';
 import { S3S } from '../method/fixture3.ts';
 import { compute, loadFixture3 } from '../method/setup.ts';
@@ -40,8 +40,6 @@ async function keptRows(db: Kysely<Schema>) {
      order by line collate "C"`.execute(db);
   return rows.map((r) => r.line);
 }
-
-afterAll(closeOldLayouts);
 
 describe.each(backends())('migration 0041, leaner work state, on $backend', ({ backend }) => {
   let database: TestDatabase | undefined;

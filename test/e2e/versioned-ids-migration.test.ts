@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { loadMigrations, migrate } from '../../src/db/migrate.ts';
 import type { Schema } from '../../src/db/schema.ts';
 import { backends, type TestDatabase } from '../helpers/db.ts';
-import { mismatches, oldLayoutDatabase, serveAll, closeOldLayouts } from '../helpers/old-layout.ts';
+import { mismatches, oldLayoutDatabase, serveAll } from '../helpers/old-layout.ts';
 
 // Migration 0033 keys the versioned rows that retained generations read (part_seller_hours,
 // part_hours, seller_daily_rows) by address id, with the sha256 as bytes, converting them in
@@ -47,8 +47,6 @@ async function addRowsOfAGoneAddress(db: Kysely<Schema>, address = GONE) {
   await sql`insert into seller_daily_rows (seller_address, day, payments, revenue_micro, payers, gen_from, gen_to)
             values (${address}, ${day}::date, 3, 1234567, 2, ${generation}, ${generation + 1})`.execute(db);
 }
-
-afterAll(closeOldLayouts);
 
 describe.each(backends())('migration 0033, the versioned rows by address id, on $backend', ({ backend }) => {
   let database: TestDatabase | undefined;

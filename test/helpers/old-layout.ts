@@ -1,16 +1,18 @@
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Kysely, sql } from 'kysely';
 import { buildApi } from '../../src/api/index.ts';
 import { openDatabase } from '../../src/db/index.ts';
 import { loadMigrations, migrate } from '../../src/db/migrate.ts';
 import { PGliteDialect } from '../../src/db/pglite/dialect.ts';
 import { openPGlite } from '../../src/db/pglite/open.ts';
+import { templateDir } from '../../src/db/pglite/template.ts';
 import type { Schema } from '../../src/db/schema.ts';
 import { projectRoot } from '../../src/lib/paths.ts';
 import type { TestDatabase } from './db.ts';
-import { cloneDatabase, copyDatabase, type ClonedDatabase } from './pg-template.ts';
+import { cloneDatabase, copyDatabase, databaseExists, renameDatabase } from './pg-template.ts';
 import { withoutMethod3Nulls } from './method3-fields.ts';
 
 // A database of the text fact layout as the old code left it, and what its API served
@@ -25,19 +27,23 @@ export interface Fixture {
   served: { url: string; status: number; sha256: string }[];
   generations: Record<string, unknown>[];
 }
-export const FIXTURE = JSON.parse(
-  readFileSync(path.join(projectRoot, 'fixtures', 'compact-migration', 'old-layout.json'), 'utf8'),
-) as Fixture;
+const FIXTURE_PATH = path.join(projectRoot, 'fixtures', 'compact-migration', 'old-layout.json');
+export const FIXTURE = JSON.parse(readFileSync(FIXTURE_PATH, 'utf8')) as Fixture;
 /**
  * A database in the old layout (migrations up to 0022) holding the fixture's rows, of the caller
- * alone. The first call of a process builds one (migrations 0001-0022 and the fixture's rows: most
- * of a test's time when each built its own); every call gets a copy of it: PGlite's data folder
- * dumped and loaded, or a Postgres `create database ... template`. closeOldLayouts() drops the
- * Postgres original (afterAll).
+ * alone: a copy of an original made once per machine and kept, as the migrated templates are
+ * (test/helpers/pg-template.ts, src/db/pglite/template.ts). PGlite's is a tarball of its data
+ * folder in templateDir(), loaded into a new in-memory database; Postgres' a template database
+ * of the TEST_DATABASE_URL cluster, copied by `create database ... template`. Building one
+ * (initdb or an empty database, migrations 0001-0022, the fixture's rows) took most of a test's
+ * time when each made its own, and then once per file and backend. Both are named by a digest of
+ * the PGlite version, the migrations they apply, the fixture and this file, so a change to any is
+ * a new original; each is made under a temporary name and then renamed, so a half-made one is
+ * never copied (two processes making one at once: the rename decides, the loser's is dropped).
  */
 export async function oldLayoutDatabase(backend: 'pglite' | 'pg'): Promise<TestDatabase> {
   if (backend === 'pglite') {
-    const pglite = await openPGlite(null, { loadDataDir: await (originals.pglite ??= buildPGliteOriginal()) });
+    const pglite = await openPGlite(null, { loadDataDir: new Blob([readFileSync(await pgliteOriginal())]) });
     const db = new Kysely<Schema>({ dialect: new PGliteDialect(pglite) });
     return {
       db,
@@ -51,7 +57,7 @@ export async function oldLayoutDatabase(backend: 'pglite' | 'pg'): Promise<TestD
   }
   const base = process.env.TEST_DATABASE_URL;
   if (!base) throw new Error('TEST_DATABASE_URL is not set');
-  const copy = await copyDatabase(base, (await (originals.pg ??= buildPgOriginal(base))).name);
+  const copy = await copyDatabase(base, await pgOriginal(base));
   const database = await openDatabase({ databaseUrl: copy.url });
   return {
     ...database,
@@ -63,54 +69,75 @@ export async function oldLayoutDatabase(backend: 'pglite' | 'pg'): Promise<TestD
   };
 }
 
-const originals: { pglite?: Promise<Blob>; pg?: Promise<ClonedDatabase> } = {};
-
-/** Drops the Postgres original oldLayoutDatabase copies (once every copy is closed). */
-export async function closeOldLayouts(): Promise<void> {
-  const pg = originals.pg;
-  delete originals.pg;
-  delete originals.pglite;
-  if (pg) await (await pg).drop();
+/** The migrations of the old layout: every one before compact_facts (0023). */
+function oldMigrations() {
+  const all = loadMigrations();
+  return all.slice(
+    0,
+    all.findIndex((m) => m.name === 'compact_facts'),
+  );
 }
 
-async function buildPGliteOriginal(): Promise<Blob> {
-  const pglite = await openPGlite(null);
-  const db = new Kysely<Schema>({ dialect: new PGliteDialect(pglite) });
-  try {
-    await loadOldLayout(db);
-    await pglite.query('checkpoint'); // the data folder whole on disk before the dump
-    return await pglite.dumpDataDir('none');
-  } finally {
-    await db.destroy();
-    await pglite.close();
-  }
+/** A digest of what an original is made of: the migrations, the fixture, this code, PGlite's version. */
+function originalDigest(): string {
+  const hash = createHash('sha256');
+  const pglite = path.join(projectRoot, 'node_modules', '@electric-sql', 'pglite', 'package.json');
+  hash.update(`pglite ${(JSON.parse(readFileSync(pglite, 'utf8')) as { version: string }).version}\n`);
+  for (const m of oldMigrations()) hash.update(`${m.version} ${m.name}\n${m.sql}\n`);
+  hash.update(readFileSync(FIXTURE_PATH));
+  hash.update(readFileSync(fileURLToPath(import.meta.url)));
+  return hash.digest('hex').slice(0, 16);
 }
 
-async function buildPgOriginal(base: string): Promise<ClonedDatabase> {
-  const empty = await cloneDatabase(base, false);
-  try {
-    const database = await openDatabase({ databaseUrl: empty.url, maxConnections: 1 });
+const made: { pglite?: Promise<string>; pg?: Promise<string> } = {};
+
+/** The PGlite original's tarball, made when missing (once per process). */
+function pgliteOriginal(): Promise<string> {
+  return (made.pglite ??= (async () => {
+    const file = path.join(templateDir(), `old-layout-${originalDigest()}.tar`);
+    if (existsSync(file)) return file;
+    const pglite = await openPGlite(null);
+    const db = new Kysely<Schema>({ dialect: new PGliteDialect(pglite) });
     try {
-      await loadOldLayout(database.db);
+      await loadOldLayout(db);
+      await pglite.query('checkpoint'); // the data folder whole on disk before the dump
+      const bytes = Buffer.from(await (await pglite.dumpDataDir('none')).arrayBuffer());
+      mkdirSync(path.dirname(file), { recursive: true });
+      const partial = `${file}.${process.pid}.partial`;
+      writeFileSync(partial, bytes);
+      renameSync(partial, file);
+      return file;
     } finally {
-      await database.close(); // nothing may stay connected to a database copied from
+      await db.destroy();
+      await pglite.close();
     }
-    return empty;
-  } catch (error) {
-    await empty.drop();
-    throw error;
-  }
+  })());
+}
+
+/** The Postgres original's database name, made when missing (once per process). */
+function pgOriginal(base: string): Promise<string> {
+  return (made.pg ??= (async () => {
+    const name = `tally_old_${originalDigest()}`;
+    if (await databaseExists(base, name)) return name;
+    const building = await cloneDatabase(base, false);
+    try {
+      const database = await openDatabase({ databaseUrl: building.url, maxConnections: 1 });
+      try {
+        await loadOldLayout(database.db);
+      } finally {
+        await database.close(); // nothing may stay connected to a database copied from
+      }
+      if (!(await renameDatabase(base, building.name, name))) await building.drop();
+      return name;
+    } catch (error) {
+      await building.drop();
+      throw error;
+    }
+  })());
 }
 
 async function loadOldLayout(db: Kysely<Schema>): Promise<void> {
-  const all = loadMigrations();
-  await migrate(
-    db,
-    all.slice(
-      0,
-      all.findIndex((m) => m.name === 'compact_facts'),
-    ),
-  );
+  await migrate(db, oldMigrations());
   await db.transaction().execute(async (trx) => {
     // The rows as stored, foreign keys and triggers aside (the trigger-made rows are in the fixture).
     await sql`set local session_replication_role = replica`.execute(trx);
@@ -160,3 +187,9 @@ export function mismatches(served: Fixture['served']): string[] {
   const urls = served.filter((r) => want.get(r.url) !== `${r.status} ${r.sha256}`).map((r) => r.url);
   return served.length === FIXTURE.served.length ? urls : ['(another number of URLs)', ...urls];
 }
+
+/**
+ * Nothing to drop: the originals are kept between files and runs, as the migrated templates are.
+ * Kept so that a test file written against the per-file originals (an `afterAll`) still runs.
+ */
+export async function closeOldLayouts(): Promise<void> {}

@@ -92,6 +92,28 @@ async function makeTemplate(baseUrl: string): Promise<string> {
   return name;
 }
 
+/** Whether the cluster of `baseUrl` has a database named `name`. */
+export function databaseExists(baseUrl: string, name: string): Promise<boolean> {
+  return admin(baseUrl, (c) => exists(c, name));
+}
+
+/**
+ * Renames the database `from` (nothing connected to it) to `to` and marks it a template; false,
+ * with `from` left as it was, when a database `to` exists already (another process made it first).
+ */
+export async function renameDatabase(baseUrl: string, from: string, to: string): Promise<boolean> {
+  return admin(baseUrl, async (c) => {
+    try {
+      await c.query(`alter database ${from} rename to ${to}`);
+    } catch (error) {
+      if ((error as { code?: string }).code === '42P04') return false; // duplicate_database
+      throw error;
+    }
+    await c.query(`alter database ${to} is_template true`);
+    return true;
+  });
+}
+
 export interface ClonedDatabase {
   /** The new database's name. */
   name: string;
@@ -115,7 +137,14 @@ export async function cloneDatabase(baseUrl: string, migrated: boolean): Promise
  */
 export async function copyDatabase(baseUrl: string, template: string): Promise<ClonedDatabase> {
   const name = `tally_t_${randomBytes(5).toString('hex')}`;
-  await admin(baseUrl, (c) => c.query(`create database ${name} template ${template}`));
+  await admin(baseUrl, async (c) => {
+    await c.query(`create database ${name} template ${template}`);
+    // A commit of a test database need not wait for its WAL to reach the disk: the database is
+    // thrown away, and no test stops the server (a backend terminated, as tests do, loses nothing
+    // committed). What a statement sees is the same either way; the flush waits on a disk that
+    // other work on the machine shares.
+    await c.query(`alter database ${name} set synchronous_commit = off`);
+  });
   let dropped = false;
   return {
     name,
