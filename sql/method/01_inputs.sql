@@ -136,6 +136,19 @@ select t.to_id                  as seller_id,
    and b.block_number <= g.as_of_block
    and visible_at(b.added_seq, b.removed_seq, g.run_seq);
 
+-- The sets a cold read decides internal reasons by (method 3.0.0, whose m_cold_facts reads them;
+-- none before it): the fundings visible at this run's seq, and the (seller, payer) pairs that can
+-- have an internal reason. Created empty here so that every version's step 1 can name them;
+-- filled by step 1a from the views below only when the run is cold (a steady run builds nothing),
+-- which 3.0.0's step 1 replaces with its sets.
+create temp table m_cold_fundings (seller_id int4, payer_id int4, block_number int8, log_index int4,
+                                   block_timestamp int8) on commit drop;
+create temp table m_cold_pairs (seller_id int4, payer_id int4, funded boolean, operator boolean) on commit drop;
+create or replace temp view m_cold_funding_rows as
+select * from m_cold_fundings where false;
+create or replace temp view m_cold_operator_pairs as
+select seller_id, payer_id from m_cold_pairs where false;
+
 -- The facts whose addition or removal can change a payment (block versions changed since a seq
 -- are found through them): transfers, and under 3.0.0 batch claims too.
 create or replace temp view m_fact_rows as

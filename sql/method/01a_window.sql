@@ -87,6 +87,29 @@ end $$;
 -- the window into a table of its own wrote every row twice). Each row keeps its transaction hash
 -- and log index: the digests (01b_digests.sql) build a cold run's evidence lines from this read
 -- instead of reading the facts a second time.
+-- Under 3.0.0 the read decides each payment's internal reason from two small sets, filled here
+-- for a cold run only (empty views before 3.0.0; sql/method/01_inputs.sql and
+-- sql/method/3.0.0/01_payments.sql): the fundings visible at s1, in the order of their index (a
+-- bottom-up build), and the (seller, payer) pairs that can have a reason. The pairs are joined to
+-- the payments by hash (a merge join, which the planner picked, sorted the window's payments by
+-- pair first: a second slower than the hash at 1M).
+insert into m_cold_fundings
+select *
+  from m_cold_funding_rows
+ where (select reset from m_acc)
+ order by 1, 2, 3, 4;
+create index on m_cold_fundings (seller_id, payer_id, block_number, log_index);
+insert into m_cold_pairs (seller_id, payer_id, funded, operator)
+select seller_id, payer_id, bool_or(funded), bool_or(not funded)
+  from (select distinct seller_id, payer_id, true as funded from m_cold_fundings
+        union all
+        select seller_id, payer_id, false from m_cold_operator_pairs
+         where (select reset from m_acc)) x
+ group by 1, 2;
+analyze m_cold_fundings;
+analyze m_cold_pairs;
+
+set local enable_mergejoin = off;
 create temp table m_window on commit drop as
 select t.seller_id, t.payer_id, t.value, t.block_timestamp, t.block_number, t.class, t.reason,
        t.log_index, t.tx_hash   -- (last: read only by the digests' cold grouping, 01b_digests.sql)
@@ -96,6 +119,7 @@ select t.seller_id, t.payer_id, t.value, t.block_timestamp, t.block_number, t.cl
  where (select reset from m_acc)
    and t.block_timestamp >= least(a.ws1 + 1, (select market_from_ts from m_gen))
    and t.block_timestamp <= a.ts1;
+set local enable_mergejoin = on;
 
 create temp table m_cold_head (like m_window) on commit drop;
 with moved as (

@@ -62,4 +62,4 @@ select a.seller_id,
  order by a.seller_id, a.day_start;
 
 -- The last step: the session views of step 1 go (the temporary tables go at commit).
-drop view m_payment_facts, m_fact_rows, m_cold_facts;
+drop view m_payment_facts, m_fact_rows, m_cold_facts, m_cold_funding_rows, m_cold_operator_pairs;

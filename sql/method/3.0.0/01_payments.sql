@@ -82,11 +82,28 @@ select v.tx_hash, v.log_index, v.block_hash, v.block_number, v.block_timestamp, 
 -- visible at this run's seq (so each one's reason is decided at it, as above), at or before its
 -- as-of block, by ids only. verified_payments' rules 2 and 3 on the fact tables themselves (the
 -- view joins `addresses` twice per payment for texts no aggregate reads), and the reason decided
--- by sets: a seller_funded test (one index probe of seller_outgoing) only for a payment whose
--- (seller, payer) pair has any funding transfer, found by a hash of those pairs (few: sellers
--- funding their own payers). Per payment, the probes cost most of a cold run at 1M-3M payments,
--- once in the window's read and again in the market's days (issue 21; docs/benchmarks.md,
--- "Method 3.0.0's cold run, set-based"). The exact test stays seller_funded's own.
+-- by sets (issue 21; docs/benchmarks.md, "Method 3.0.0's cold run, set-based" and "The cold
+-- read's internal reason by sets"): a payment can have a reason only if its (seller, payer) pair
+-- is in m_cold_pairs (the pairs of a visible funding or of the catalog's operator pairs: few,
+-- sellers funding their own payers), found by one hash join; every other payment is external
+-- without any probe. For a funded pair, seller_funded's own test (its latest visible funding
+-- before the payment, within the lookback) is asked of m_cold_fundings, the fundings visible at
+-- this run's seq, by one index probe: the function's call, which starts its plan over the
+-- partitions of seller_outgoing once per payment, cost about 20 us each (1.0 of the 1.3 s the
+-- reason took at 1M payments). Both sets are filled by step 1a, in a cold run only, from the
+-- views below.
+create or replace temp view m_cold_funding_rows as
+select o.from_id as seller_id, o.to_id as payer_id, o.block_number, o.log_index, o.block_timestamp
+  from seller_outgoing o
+ cross join m_gen g
+ where o.value > 0
+   and o.block_number <= g.as_of_block   -- (a payment is at or before it)
+   and visible_at(o.added_seq, o.removed_seq, g.run_seq)
+   and o.from_id in (select seller_id from m_catalog_sellers);
+
+create or replace temp view m_cold_operator_pairs as
+select seller_id, payer_id from m_operator_pairs;
+
 create or replace temp view m_cold_facts as
 select p.to_id                  as seller_id,
        p.from_id                as payer_id,
@@ -95,14 +112,17 @@ select p.to_id                  as seller_id,
        b.block_number,
        p.class,
        case
-         when case when (p.to_id, p.from_id) in (select o.from_id, o.to_id from seller_outgoing o where o.value > 0)
-                   then seller_funded(p.to_id, p.from_id, b.block_number, p.log_index, b.block_timestamp,
-                                      g.run_seq, g.funding_lookback_seconds)
-                   else false
-              end
+         when r.seller_id is null then 0
+         when r.funded
+          and coalesce((select f.block_timestamp > b.block_timestamp - g.funding_lookback_seconds
+                          from m_cold_fundings f
+                         where f.seller_id = p.to_id
+                           and f.payer_id = p.from_id
+                           and (f.block_number, f.log_index) < (b.block_number, p.log_index)
+                         order by f.block_number desc, f.log_index desc
+                         limit 1), false)
            then 1
-         when (p.to_id, p.from_id) in (select o.seller_id, o.payer_id from m_operator_pairs o)
-           then 2
+         when r.operator then 2
          else 0
        end                      as reason,
        p.log_index,
@@ -114,6 +134,7 @@ select p.to_id                  as seller_id,
           from batch_claims) p
   join blocks b on b.block_id = p.block_id
  cross join m_gen g   -- (run_seq as a column: visible_at is inlined)
+  left join m_cold_pairs r on r.seller_id = p.to_id and r.payer_id = p.from_id
  where p.class > 0              -- rule 3: paired by AuthorizationUsed or a proxy's Settled log, or a claim
    and p.from_id <> p.to_id     -- rule 2
    and p.value > 0              -- rule 2
