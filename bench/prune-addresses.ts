@@ -1,7 +1,7 @@
 /**
- * Benchmark: the address prune (src/publish/prune.ts, pruneAddresses) against the form before it
- * (one `not exists` per referring column), on a schema bench/method.ts kept (KEEP=1). Each round
- * runs both forms, in alternating order, each in a transaction of its own that first drops the
+ * Benchmark: the address prune (src/publish/prune.ts, pruneAddresses), optionally against another
+ * checkout's (REFERENCE), on a schema bench/method.ts kept (KEEP=1). Each round runs each form, in
+ * alternating order, each in a transaction of its own that first drops the
  * oldest partition of `transfers`, `batch_claims` and `blocks` (as the weekly prune does, so the
  * addresses only that week named are deleted), adds UNNAMED addresses nothing names, and is then
  * rolled back: the kept schema is never changed. Both forms must delete the same number of addresses (else exit 1).
@@ -10,31 +10,32 @@
  *   DATA_DIR=/copy/of/a/kept/run npx tsx bench/prune-addresses.ts   # embedded PGlite
  *   ROUNDS=5 ...   # rounds (default 3)
  *   UNNAMED=10000 ...   # addresses nothing names, added before each prune (default 10,000)
+ *   REFERENCE=/path/to/main ...   # also time that checkout's pruneAddresses (its src/publish/prune.ts)
  */
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { sql, type Transaction } from 'kysely';
 import { openDatabase } from '../src/db/index.ts';
-import { ADDRESS_REFS } from '../src/db/address-refs.ts';
 import type { Schema } from '../src/db/schema.ts';
 import { pruneAddresses } from '../src/publish/prune.ts';
 
 const ROUNDS = Number(process.env.ROUNDS ?? 3);
 const UNNAMED = Number(process.env.UNNAMED ?? 10000);
 
+type PruneForm = (trx: Transaction<Schema>) => Promise<number>;
+
 /**
- * The form of main before h-prune3, as a fixed reference: one `not exists` per referring column, in
- * one delete (h-prune3 measured three others in src's place and kept this one).
+ * The other arm: pruneAddresses of another checkout (REFERENCE=<its root>, e.g. main's), so that a
+ * form written in this tree's src is timed against that tree's, as bench/method.ts's COLD_AB_SQL
+ * pairs the method's SQL. Without REFERENCE only this tree's form is timed.
  */
-async function pruneAddressesPerColumn(trx: Transaction<Schema>): Promise<number> {
-  const unreferenced = ADDRESS_REFS.map(({ table, column, array }) =>
-    array
-      ? sql`not exists (select 1 from ${sql.table(table)} r cross join lateral unnest(${sql.ref(`r.${column}`)}) x(id)
-                         where x.id = a.address_id)`
-      : sql`not exists (select 1 from ${sql.table(table)} r where ${sql.ref(`r.${column}`)} = a.address_id)`,
-  );
-  const gone = await sql<{ n: bigint }>`
-    with gone as (delete from addresses a where ${sql.join(unreferenced, sql` and `)} returning 1)
-    select count(*) as n from gone`.execute(trx);
-  return Number(gone.rows[0]?.n ?? 0);
+async function referenceForm(): Promise<PruneForm | undefined> {
+  const root = process.env.REFERENCE;
+  if (!root) return undefined;
+  const module = (await import(pathToFileURL(resolve(root, 'src/publish/prune.ts')).href)) as {
+    pruneAddresses: PruneForm;
+  };
+  return module.pruneAddresses;
 }
 
 class Rollback extends Error {}
@@ -50,15 +51,16 @@ async function main() {
   } else if (!process.env.DATA_DIR) throw new Error('BENCH_DATABASE_URL and REUSE, or DATA_DIR');
   const database = await openDatabase({ databaseUrl, dataDir: process.env.DATA_DIR ?? null });
   const { db } = database;
-  const forms = { before: pruneAddressesPerColumn, after: pruneAddresses } as const;
-  const times: Record<keyof typeof forms, number[]> = { before: [], after: [] };
-  const counts: Record<keyof typeof forms, number[]> = { before: [], after: [] };
+  const reference = await referenceForm();
+  const forms: Partial<Record<'reference' | 'src', PruneForm>> = { src: pruneAddresses, reference };
+  const times = { reference: [] as number[], src: [] as number[] };
+  const counts = { reference: [] as number[], src: [] as number[] };
   try {
     const { rows: sizes } = await sql<{ n: string }>`select count(*)::text as n from addresses`.execute(db);
     console.error(`addresses: ${sizes[0]!.n}`);
     for (let round = 0; round < ROUNDS; round++) {
-      const order: (keyof typeof forms)[] = round % 2 === 0 ? ['before', 'after'] : ['after', 'before'];
-      for (const form of order) {
+      const both: ('reference' | 'src')[] = round % 2 === 0 ? ['reference', 'src'] : ['src', 'reference'];
+      for (const form of both.filter((f) => forms[f] !== undefined)) {
         await db
           .transaction()
           .execute(async (trx) => {
@@ -82,7 +84,7 @@ async function main() {
               trx,
             );
             const t = performance.now();
-            const n = await forms[form](trx);
+            const n = await forms[form]!(trx);
             times[form].push((performance.now() - t) / 1000);
             counts[form].push(n);
             console.error(
@@ -103,9 +105,9 @@ async function main() {
     const median = s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
     return `${s[0]!.toFixed(2)} / ${median.toFixed(2)} / ${s.at(-1)!.toFixed(2)} s`;
   };
-  console.log(`before (not exists per column):  min/median/max ${stats(times.before)}`);
-  console.log(`after (src's pruneAddresses):     min/median/max ${stats(times.after)}`);
-  const all = new Set([...counts.before, ...counts.after]);
+  if (reference) console.log(`reference (${process.env.REFERENCE}): min/median/max ${stats(times.reference)}`);
+  console.log(`src's pruneAddresses: min/median/max ${stats(times.src)}`);
+  const all = new Set([...counts.reference, ...counts.src]);
   if (all.size !== 1) {
     console.error(`the forms deleted different numbers of addresses: ${JSON.stringify(counts)}`);
     process.exit(1);
