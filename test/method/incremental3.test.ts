@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { computeGeneration, DERIVED_TABLES, forgetDerivedState } from '../../src/method/index.ts';
+import { computeGeneration, DERIVED_TABLES, forgetDerivedState, loadMethodSteps } from '../../src/method/index.ts';
 import { compareGenerationRows, formatDifference, readGenerationRows } from '../../src/publish/index.ts';
 import { backends, freshDatabase, type TestDatabase } from '../helpers/db.ts';
 import { blockHash, insertCatalog } from '../helpers/facts.ts';
@@ -149,6 +149,10 @@ function expectSameMarket(
   expect(a.days, `${run}: acc_market_days`).toEqual(b.days);
   expect(a.openFrom, `${run}: an open day kept`).not.toBeNull();
   expect(b.openFrom, `${run}: an open day kept (cold)`).not.toBeNull();
+  // the incremental table holds every open day a cold run's holds (a cold run's starts at the
+  // as-of's day): also after a reset of the market, which fills the as-of's day from the facts,
+  // so the first midnight after it reads no day from the facts
+  expect(BigInt(a.openFrom!), `${run}: open from (incremental <= cold)`).toBeLessThanOrEqual(BigInt(b.openFrom!));
   const from = BigInt(a.openFrom!) > BigInt(b.openFrom!) ? BigInt(a.openFrom!) : BigInt(b.openFrom!);
   const open = (x: typeof a) => x.open.filter((r) => BigInt(r.day_start) >= from);
   expect(open(a), `${run}: acc_market_open`).toEqual(open(b));
@@ -193,7 +197,37 @@ async function flippedBack(t: TestDatabase, seq: bigint) {
   };
 }
 
-async function runHistory(t: TestDatabase, steps: Step[], startTs = T0 + WINDOW + 1_800n) {
+/**
+ * A step run after step 4 (market_daily) in the incremental runs when `probe` is set: it records,
+ * in the table market_probe, how step 4 made each run's market days: whether it filled the open
+ * table from the facts (a reset of the market), the days it had to compute (`day:open`, open
+ * when read from acc_market_open) and whether it read any day's payments from the facts (the
+ * fallback: m_mkt_bounds has a range).
+ */
+const PROBE_SQL = `
+create table if not exists market_probe (generation int, fill boolean, todo text[], facts_read boolean);
+insert into market_probe
+select current_setting('x402tally.generation')::int,
+       (select fill from m_mkt_open),
+       array(select day_start || ':' || open from m_mkt_todo order by day_start),
+       (select from_ts is not null from m_mkt_bounds)`;
+const probedSteps = () => {
+  const steps = loadMethodSteps('3.0.0');
+  const at = steps.findIndex((s) => s.name === 'market_daily');
+  expect(at).toBeGreaterThan(0);
+  return [
+    ...steps.slice(0, at + 1),
+    { name: 'market_probe', file: 'market_probe', sql: PROBE_SQL },
+    ...steps.slice(at + 1),
+  ];
+};
+
+async function runHistory(
+  t: TestDatabase,
+  steps: Step[],
+  startTs = T0 + WINDOW + 1_800n,
+  options: { probe?: boolean; afterRun?: (run: bigint) => Promise<void> } = {},
+) {
   for (const table of ['batch_claims', 'batch_channel_created', 'batch_channels', 'seller_outgoing'])
     await sql`delete from ${sql.table(table)}`.execute(t.db);
   await resetHistory(t.db, SELLERS);
@@ -277,7 +311,7 @@ async function runHistory(t: TestDatabase, steps: Step[], startTs = T0 + WINDOW 
         })),
       );
     }
-    const compute = (afterStep?: (s: string) => void, methodVersion = '3.0.0') =>
+    const compute = (afterStep?: (s: string) => void, methodVersion = '3.0.0', probe = false) =>
       computeGeneration(t.db, {
         runSeq: seq,
         asOf: { number: asOfBlock, hash: blockHash(asOfBlock), timestamp: asOfTs },
@@ -286,6 +320,7 @@ async function runHistory(t: TestDatabase, steps: Step[], startTs = T0 + WINDOW 
         generatedAt: new Date('2026-03-01T00:00:00Z'),
         methodVersion,
         ...(afterStep ? { afterStep } : {}),
+        ...(probe ? { steps: probedSteps() } : {}),
       });
     if (step.also2) await compute(undefined, '2.0.0');
     if (step.unfilled)
@@ -302,7 +337,8 @@ async function runHistory(t: TestDatabase, steps: Step[], startTs = T0 + WINDOW 
       ).rejects.toThrow('killed');
       continue;
     }
-    const incremental = await compute();
+    const incremental = await compute(undefined, '3.0.0', options.probe);
+    await options.afterRun?.(seq);
     const scratch = await fromScratch(t, incremental, () => compute());
     const [a, b] = scratch;
     counts.open += expectSameMarket(scratch.market, `run ${seq}`);
@@ -482,6 +518,84 @@ describe.each(backends())('incremental 3.0.0 generations equal from-scratch ones
     expect(open.rows).toEqual([{ day: String(M), value: '5', per_request: true, n: 1, n_external: 1 }]);
     const state = await sql`select open_from_ts::text as from from acc_market_state`.execute(t.db);
     expect(state.rows).toEqual([{ from: String(M) }]);
+  });
+
+  it('behavior: a reset of the market in the middle of a day fills that day from the facts, so the midnight after it reads no day from them', async () => {
+    const M = T0 + WINDOW; // a UTC midnight
+    const D = M - 86_400n; // the day before it
+    const at = (seller: number, payer: number, cls: Pay['class'], value: number, offset: number): Pay => ({
+      where: 'recent',
+      offset,
+      k: 1,
+      seller,
+      payer,
+      value,
+      class: cls,
+    });
+    const openRows = async () =>
+      (
+        await sql<{ day: string; value: string; per_request: boolean; n: number; n_external: number }>`
+          select day_start::text as day, value::text, per_request, n::int, n_external::int
+            from acc_market_open o order by o.day_start, o.value, o.per_request`.execute(t.db)
+      ).rows;
+    const openFrom = async () =>
+      (await sql<{ from: string | null }>`select open_from_ts::text as from from acc_market_state`.execute(t.db)).rows;
+    const seen: Record<string, unknown> = {};
+    await sql`drop table if exists market_probe`.execute(t.db);
+    const counts = await runHistory(
+      t,
+      [
+        // 14:00 (cold): payer 7 pays a 100 at 13:00; payer 8 pays d (not in the catalog yet) 250 at 13:50
+        { advance: 0, k: 0, funds: [], pays: [at(0, 0, 1, 100, 3_600), at(3, 1, 1, 250, 600)], ...quiet },
+        // 15:00: d joins the catalog (a new seller set: the market's cache is reset, step 1a is not);
+        // payer 9 claims 5 from b at 14:59 (a batch claim: not per request)
+        { advance: 3_600, k: 0, funds: [], pays: [at(1, 2, 4, 5, 60)], ...quiet, toggleSeller: 3 },
+        // 00:15: payer 7 pays a 999 at 00:10 (the new day); day D has ended
+        { advance: 33_300, k: 0, funds: [], pays: [at(0, 0, 1, 999, 300)], ...quiet },
+      ],
+      M - 36_000n,
+      {
+        probe: true,
+        afterRun: async (run) => {
+          seen[`open ${run}`] = await openRows();
+          seen[`from ${run}`] = await openFrom();
+        },
+      },
+    );
+    expect(counts.generations).toBe(3);
+    // run 2 (the reset) filled day D from the facts, with d's payment from before it: by hand,
+    // 5 (claim), 100 and 250, each once and external
+    expect(seen['open 2']).toEqual([
+      { day: String(D), value: '5', per_request: false, n: 1, n_external: 1 },
+      { day: String(D), value: '100', per_request: true, n: 1, n_external: 1 },
+      { day: String(D), value: '250', per_request: true, n: 1, n_external: 1 },
+    ]);
+    expect(seen['from 2']).toEqual([{ from: String(D) }]);
+    // run 1 (cold) held D without d's payment
+    expect(seen['open 1']).toEqual([{ day: String(D), value: '100', per_request: true, n: 1, n_external: 1 }]);
+    // step 4 in each run: run 1 cold (no fill, every publishable day from its read), run 2 the
+    // fill and every publishable day again from the facts (the cache was emptied), run 3 only D,
+    // from the open table, and no fact read
+    const probe = await sql<{ generation: number; fill: boolean; todo: string[]; facts_read: boolean }>`
+      select generation, fill, todo, facts_read from market_probe order by generation`.execute(t.db);
+    expect(probe.rows.map((r) => r.fill)).toEqual([false, true, false]);
+    expect(probe.rows[1]!.facts_read).toBe(true);
+    expect(probe.rows[1]!.todo.length).toBeGreaterThan(1);
+    expect(probe.rows[1]!.todo.every((d) => d.endsWith(':false'))).toBe(true);
+    expect(probe.rows[2]!.todo).toEqual([`${D}:true`]);
+    expect(probe.rows[2]!.facts_read).toBe(false);
+    // the day as published after midnight (and equal to a cold run's, compared by runHistory): by
+    // hand 3 payments, 355; payers 7, 8, 9; sellers a, b, d; the lower median of {100, 250}; all external
+    const day = await sql<Record<string, string | number | null>>`
+      select payments, volume_micro::text as volume, payers, sellers_paid, median_payment_micro::text as median,
+             external_volume_micro::text as external
+        from gen_market_daily
+       where day = ${new Date(Number(D) * 1000).toISOString().slice(0, 10)}::date
+         and generation = (select max(generation) from gen_market_daily)`.execute(t.db);
+    expect(day.rows).toEqual([
+      { payments: 3, volume: '355', payers: 3, sellers_paid: 3, median: '100', external: '355' },
+    ]);
+    await sql`drop table market_probe`.execute(t.db);
   });
 
   // Every run's from-scratch generation is a cold run (m_cold_facts: the reason decided by sets),
