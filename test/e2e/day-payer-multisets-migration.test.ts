@@ -10,18 +10,18 @@ import { AS_OF_TS, block } from '../method/fixture.ts';
 import { S3S } from '../method/fixture3.ts';
 import { compute, loadFixture3 } from '../method/setup.ts';
 
-// Migration 0048: acc_day_payers, one row per (seller, day, payer) with its count n, becomes one row
+// Migration 0050: acc_day_payers, one row per (seller, day, payer) with its count n, becomes one row
 // per (seller, day) whose payer_ids hold the day's payers ascending, each once per payment.
 // Converted in place: from the rows the code before it left, the next run is steady (not cold),
 // counts a new payer of a day, and publishes what a from-scratch run publishes.
 
 const ALL = loadMigrations();
-const BEFORE_0048 = ALL.filter((m) => m.version < 48);
+const BEFORE_0050 = ALL.filter((m) => m.version < 50);
 const NEW_PAYER = `0x${'0d'.repeat(20)}`;
 
 afterAll(closeOldLayouts);
 
-describe.each(backends())('migration 0048, the days’ payers as multisets, on $backend', ({ backend }) => {
+describe.each(backends())('migration 0050, the days’ payers as multisets, on $backend', ({ backend }) => {
   let database: TestDatabase | undefined;
   afterEach(async () => database?.close());
 
@@ -49,8 +49,8 @@ describe.each(backends())('migration 0048, the days’ payers as multisets, on $
       ).rows;
     const arraysBefore = await arrays();
 
-    // The layout the code before 0048 left: the same days as rows with counts.
-    await sql`delete from schema_migrations where version = 48`.execute(db);
+    // The layout the code before 0050 left: the same days as rows with counts.
+    await sql`delete from schema_migrations where version = 50`.execute(db);
     await sql`drop table acc_day_payers`.execute(db);
     await sql`create table acc_day_payers (seller_id int4 not null, day int4 not null, payer_id int4 not null,
                                            n int4 not null, primary key (seller_id, day, payer_id))`.execute(db);
@@ -61,7 +61,7 @@ describe.each(backends())('migration 0048, the days’ payers as multisets, on $
       (await sql<{ f: string }>`select pg_relation_filenode('acc_payers')::text as f`.execute(db)).rows[0]!.f;
     const fileBefore = await file();
 
-    expect(await migrate(db)).toEqual([48]);
+    expect(await migrate(db)).toEqual([50]);
 
     // each day's payers, repeated by their counts, ascending: as the method built them
     expect(await arrays()).toEqual(arraysBefore);
@@ -112,10 +112,10 @@ describe.each(backends())('migration 0048, the days’ payers as multisets, on $
 
   it('default: what the API serves of the old layout is the same after it', async () => {
     database = await oldLayoutDatabase(backend);
-    await migrate(database.db, BEFORE_0048, { copyFacts: { batchTransfers: 50 } });
+    await migrate(database.db, BEFORE_0050, { copyFacts: { batchTransfers: 50 } });
     const before = (await serveAll(database.db)).served;
     expect(mismatches(before)).toEqual([]);
-    expect(await migrate(database.db)).toEqual([48]);
+    expect(await migrate(database.db)).toEqual([50]);
     expect((await serveAll(database.db)).served).toEqual(before);
   });
 });

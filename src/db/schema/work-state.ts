@@ -129,7 +129,7 @@ export interface AccPayersTable {
 export interface AccDayPayersTable {
   seller_id: number;
   day: number;
-  /** The day's payers, ascending, each once per payment (migration 0048). */
+  /** The day's payers, ascending, each once per payment (migration 0050). */
   payer_ids: number[];
 }
 
