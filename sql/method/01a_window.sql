@@ -148,9 +148,12 @@ select seller_id, (block_timestamp / 86400)::int4 as day, payer_id, count(*) as 
 
 analyze m_window_day_payers;
 
-insert into acc_day_payers (seller_id, day, payer_id, n)
-select seller_id, day, payer_id, n
-  from m_window_day_payers;
+-- (one row per (seller, day): the day's payers ascending, each once per payment; migration 0050)
+insert into acc_day_payers (seller_id, day, payer_ids)
+select d.seller_id, d.day, array_agg(d.payer_id order by d.payer_id)
+  from m_window_day_payers d
+ cross join lateral generate_series(1, d.n::int4) r
+ group by 1, 2;
 
 insert into acc_seller_days (seller_id, day_start, payments, revenue, payers)
 select seller_id, day::int8 * 86400, sum(n)::bigint, sum(total), count(*)
@@ -177,7 +180,7 @@ begin
   if (select reset from m_acc) then
     alter table acc_values add constraint acc_values_pkey primary key (seller_id, value);
     alter table acc_payers add constraint acc_payers_pkey primary key (seller_id, payer_id);
-    alter table acc_day_payers add constraint acc_day_payers_pkey primary key (seller_id, day, payer_id);
+    alter table acc_day_payers add constraint acc_day_payers_pkey primary key (seller_id, day);
     alter table acc_seller_days add constraint acc_seller_days_pkey primary key (seller_id, day_start);
   end if;
 end $$;
@@ -400,27 +403,67 @@ create temp table m_day_delta (
   dtotal          numeric,
   old_n           bigint
 ) on commit drop;
-with d as (
-  select seller_id, block_timestamp - block_timestamp % 86400 as day_start, payer_id,
-         sum(sign) as dn, sum(sign * value) as dtotal
-    from m_delta
-   group by 1, 2, 3
-  having sum(sign) <> 0 or sum(sign * value) <> 0),
-upserted as (
-  insert into acc_day_payers as a (seller_id, day, payer_id, n)
-  select seller_id, day_start / 86400, payer_id, dn from d
-   order by seller_id, day_start, payer_id
-      on conflict (seller_id, day, payer_id)
-      do update set n = a.n + excluded.n
-  returning a.seller_id, a.day, a.payer_id, a.n)
+-- (acc_day_payers holds a (seller, day)'s payers as one ascending array, each payer once per
+-- payment, migration 0050: a changed payer's old count is how often it appears in its day's array;
+-- the day's array is written back as its unchanged payers' elements and each changed payer
+-- repeated by its new count, and a day left with no payer goes.)
+-- The changed days' arrays are read by primary key, one probe a day (nested loops: hashed, every
+-- row of the table is read whatever the run changed), and unnested as a stream in the select
+-- list (in `from` each is first stored in a tuplestore), twice: once joined by hash to the
+-- changes for the changed payers' old counts, once for the unchanged payers' elements. Neither
+-- stores a day's elements in a table of their own: the top seller's day holds ~133k payments at
+-- 10M, and it changes every run (the day that is open, and the day leaving the window).
+create temp table m_day_d on commit drop as
+select seller_id, (block_timestamp / 86400)::int4 as day, payer_id,
+       sum(sign) as dn, sum(sign * value) as dtotal
+  from m_delta
+ group by 1, 2, 3
+having sum(sign) <> 0 or sum(sign * value) <> 0;
+analyze m_day_d;
+-- (the lateral subquery, kept from being flattened by `offset 0`, is the one probe a day; the
+-- joins with the changes are hashed: no nested loop may scan the changes once per element)
+create or replace temp view m_day_elems as
+select k.seller_id, k.day, unnest(a.payer_ids) as payer_id
+  from (select distinct seller_id, day from m_day_d) k
+ cross join lateral (select a.payer_ids from acc_day_payers a
+                      where a.seller_id = k.seller_id and a.day = k.day offset 0) a;
+set local enable_nestloop = off;
+set local enable_mergejoin = off;
+create temp table m_day_old on commit drop as
+select e.seller_id, e.day, e.payer_id, count(*) as n
+  from m_day_elems e
+  join m_day_d d on d.seller_id = e.seller_id and d.day = e.day and d.payer_id = e.payer_id
+ group by 1, 2, 3;
 insert into m_day_delta
-select d.seller_id, d.day_start, d.payer_id, d.dn, d.dtotal, u.n - d.dn
-  from d
-  join upserted u on u.seller_id = d.seller_id and u.day = d.day_start / 86400 and u.payer_id = d.payer_id;
+select d.seller_id, d.day::int8 * 86400, d.payer_id, d.dn, d.dtotal, coalesce(o.n, 0)
+  from m_day_d d
+  left join m_day_old o on o.seller_id = d.seller_id and o.day = d.day and o.payer_id = d.payer_id;
+-- (the elements sorted once, by day and payer: each day's aggregate then finds its input sorted,
+-- and its own sort of sorted input is one pass)
+create temp table m_day_new on commit drop as
+select x.seller_id, x.day, array_agg(x.payer_id order by x.payer_id) as payer_ids
+  from (select e.seller_id, e.day, e.payer_id
+          from m_day_elems e
+         where not exists (select 1 from m_day_d d
+                            where d.seller_id = e.seller_id and d.day = e.day and d.payer_id = e.payer_id)
+        union all
+        select d.seller_id, (d.day_start / 86400)::int4, d.payer_id
+          from m_day_delta d
+         cross join lateral generate_series(1, (d.old_n + d.dn)::int4) r
+         order by 1, 2, 3) x
+ group by 1, 2;
+drop view m_day_elems;
+set local enable_nestloop = on;
+set local enable_mergejoin = on;
+insert into acc_day_payers as a (seller_id, day, payer_ids)
+select seller_id, day, payer_ids
+  from m_day_new
+ order by 1, 2
+    on conflict (seller_id, day) do update set payer_ids = excluded.payer_ids;
 delete from acc_day_payers a
- using (select seller_id, day_start / 86400 as day, payer_id from m_day_delta where old_n > 0 and old_n + dn = 0) d
- where not (select reset from m_acc)
-   and a.seller_id = d.seller_id and a.day = d.day and a.payer_id = d.payer_id and a.n = 0;
+ using (select distinct seller_id, day from m_day_d) c
+ where a.seller_id = c.seller_id and a.day = c.day
+   and not exists (select 1 from m_day_new n where n.seller_id = c.seller_id and n.day = c.day);
 
 -- The (seller, day) numbers by difference: payers gained and lost as for acc_payers.
 insert into acc_seller_days as a (seller_id, day_start, payments, revenue, payers)

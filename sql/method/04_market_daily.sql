@@ -227,16 +227,19 @@ select t.block_timestamp - t.block_timestamp % 86400 as day_start, t.payer_id,
 -- acc_seller_days; the market's first day also has the payments before the window (m_cold_head).
 -- The (day, id) pairs are made distinct by hashing (at 10M payments ~3M pairs out of ~9M groups),
 -- and only they are sorted, by the arrays' aggregates.
--- An open day's (in a steady run: the day that just ended) are its (seller, day, payer) rows of
--- acc_day_payers, which step 1a keeps exact for the window (the day lies wholly in it), probed by
--- that key for each seller whose window payments span the day (acc_sellers' first and last: 6,870
--- of 43,788 sellers at 1M payments). (Nested loops only: with hash joins the planner read every
--- row of acc_day_payers, 918k at 1M payments, for the day's 30k: 0.36 s against 0.05-0.10 s.)
+-- An open day's (in a steady run: the day that just ended) are its sellers' arrays of
+-- acc_day_payers (migration 0050: a (seller, day)'s payers, each once per payment), which step 1a
+-- keeps exact for the window (the day lies wholly in it), probed by that key for each seller whose
+-- window payments span the day (acc_sellers' first and last: 6,870 of 43,788 sellers at 1M
+-- payments) and unnested: a seller with a row was paid that day (its array is never empty), and
+-- the day's payers are made distinct below. (Nested loops only: with hash joins the planner read
+-- every row of acc_day_payers, 918k at 1M payments before migration 0050, for the day's 30k: 0.36 s
+-- against 0.05-0.10 s.)
 set local enable_nestloop = on;
 set local enable_hashjoin = off;
 set local enable_mergejoin = off;
 create temp table m_mkt_open_pairs on commit drop as
-select d.day_start, p.payer_id, p.seller_id
+select d.day_start, unnest(p.payer_ids) as payer_id, p.seller_id
   from m_mkt_todo d
   join acc_sellers s on s.first_ts < d.day_start + 86400 and s.last_ts >= d.day_start
   join acc_day_payers p on p.seller_id = s.seller_id and p.day = (d.day_start / 86400)::int4

@@ -36,7 +36,7 @@ export const ADDRESS_REFS: readonly AddressRef[] = [
   { table: 'acc_payers', column: 'seller_id' },
   { table: 'acc_payers', column: 'payer_id' },
   { table: 'acc_day_payers', column: 'seller_id' },
-  { table: 'acc_day_payers', column: 'payer_id' },
+  { table: 'acc_day_payers', column: 'payer_ids', array: true }, // (arrays since migration 0050)
   { table: 'acc_seller_days', column: 'seller_id' },
   { table: 'part_sellers', column: 'seller_id' },
   { table: 'part_seller_digests', column: 'seller_id' },

@@ -374,7 +374,7 @@ describe.each(backends())(
                                     'acc_reason_payers']::regclass[])
          order by 1`.execute(bulk.db);
       expect(keys).toEqual([
-        { tbl: 'acc_day_payers', name: 'acc_day_payers_pkey', def: 'PRIMARY KEY (seller_id, day, payer_id)' },
+        { tbl: 'acc_day_payers', name: 'acc_day_payers_pkey', def: 'PRIMARY KEY (seller_id, day)' },
         { tbl: 'acc_payers', name: 'acc_payers_pkey', def: 'PRIMARY KEY (seller_id, payer_id)' },
         { tbl: 'acc_reason_payers', name: 'acc_reason_payers_pkey', def: 'PRIMARY KEY (seller_id, reason, payer_id)' },
         { tbl: 'acc_seller_days', name: 'acc_seller_days_pkey', def: 'PRIMARY KEY (seller_id, day_start)' },

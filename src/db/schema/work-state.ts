@@ -129,8 +129,8 @@ export interface AccPayersTable {
 export interface AccDayPayersTable {
   seller_id: number;
   day: number;
-  payer_id: number;
-  n: number;
+  /** The day's payers, ascending, each once per payment (migration 0050). */
+  payer_ids: number[];
 }
 
 export interface AccSellerDaysTable {
