@@ -46,13 +46,15 @@ export interface MigrateOptions {
 /**
  * Applies the pending migrations, each in its own transaction, bookkeeping row first. Runners
  * serialize on an advisory lock, so two at once never apply one twice: the second finds the row
- * and skips. Safe to re-run. Returns the versions it applied.
+ * and skips. Safe to re-run. Returns the versions it applied. When every one is applied already
+ * (every run but the first after an upgrade) it answers from schema_migrations alone, without the lock.
  */
 export async function migrate(
   db: Kysely<any>,
   migrations = loadMigrations(),
   options: MigrateOptions = {},
 ): Promise<number[]> {
+  if (await nothingPending(db, migrations)) return [];
   const applied: number[] = [];
   for (const migration of migrations) {
     if (migration.name === COPY_BEFORE_MIGRATION && (await compactCopyPending(db))) {
@@ -77,6 +79,27 @@ export async function migrate(
     if (done) applied.push(migration.version);
   }
   return applied;
+}
+
+/**
+ * Whether every migration is applied and no fact copy is pending (what every run finds but the
+ * first after an upgrade): two statements instead of a transaction per migration (53 of them, 0.2-0.8 s
+ * on a loaded machine, on every run's path before the sync). A row of schema_migrations is
+ * committed with its migration, so a row seen means the migration is in; any row missing (one
+ * being applied by another runner, whose row is not yet visible) or a copy still pending takes
+ * the full path, which waits on the runners' lock as before.
+ */
+async function nothingPending(db: Kysely<any>, migrations: Migration[]): Promise<boolean> {
+  if (migrations.length === 0) return false;
+  const { rows } = await sql<{ present: boolean; copy: boolean }>`
+    select to_regclass('schema_migrations') is not null as present,
+           to_regclass('compact_copy') is not null as copy`.execute(db);
+  if (!rows[0]?.present) return false;
+  const applied = await sql<{ version: number }>`select version from schema_migrations`.execute(db);
+  const have = new Set(applied.rows.map((r) => r.version));
+  if (!migrations.every((m) => have.has(m.version))) return false;
+  // (a pending copy makes the full path stop, or copy, before COPY_BEFORE_MIGRATION, as it did)
+  return !(rows[0]?.copy && migrations.some((m) => m.name === COPY_BEFORE_MIGRATION) && (await compactCopyPending(db)));
 }
 
 export interface SchemaStatus {
