@@ -41,6 +41,14 @@ begin
   return block_number * 1048576 + version;
 end $$;
 
+-- visible_at (migration 0023) for blocks' int4 seqs: the same rule, so that a call on blocks'
+-- columns inlines to comparisons of the columns themselves (int4 against the int8 seq, operators the
+-- B-tree and BRIN integer families hold), not of casts of them. The bigint one stays for the other
+-- fact tables and the views.
+create function visible_at(added_seq int4, removed_seq int4, seq int8) returns boolean
+  language sql immutable parallel safe
+  as $$ select added_seq <= seq and (removed_seq is null or removed_seq > seq) $$;
+
 -- The views of migrations 0027-0031, with block_number computed and the seqs as bigint.
 create view transfer_facts as
 select '0x' || encode(t.tx_hash, 'hex')    as tx_hash,

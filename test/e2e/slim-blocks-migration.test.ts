@@ -135,5 +135,14 @@ describe.each(backends())('migration 0051, a slimmer blocks table, on $backend',
     expect(ids[0]).toEqual({ a: String(5 * 1048576), b: String(6 * 1048576 - 1) });
     await expect(sql`select block_version_id(5, 1048576)`.execute(db)).rejects.toThrow(/at most 2\^20 versions/);
     await expect(sql`select block_version_id(5, -1)`.execute(db)).rejects.toThrow(/at most 2\^20 versions/);
+    // visible_at on blocks' int4 seqs is the rule of the bigint one (migration 0023), case by case
+    const { rows: rules } = await sql<{ a: boolean; b: boolean }>`
+      select visible_at(a::int4, r::int4, s) as a, visible_at(a, r, s) as b
+        from unnest(array[1, 1, 1, 2, 2, 3, 3]::int8[], array[null, 2, 3, null, 3, null, 4]::int8[]) as x(a, r),
+             unnest(array[0, 1, 2, 3, 2147483647]::int8[]) as y(s)`.execute(db);
+    expect(rules.length).toBe(35);
+    expect(rules.filter((r) => r.a).length).toBeGreaterThan(0);
+    expect(rules.filter((r) => !r.a).length).toBeGreaterThan(0);
+    for (const r of rules) expect(r.a).toBe(r.b);
   });
 });
