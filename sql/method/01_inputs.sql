@@ -122,7 +122,7 @@ select t.to_id                  as seller_id,
        t.from_id                as payer_id,
        t.value                  as value,
        b.block_timestamp,
-       b.block_number,
+       b.block_id >> 20         as block_number,
        1                        as class,
        0                        as reason,
        t.log_index,
@@ -133,7 +133,7 @@ select t.to_id                  as seller_id,
  where t.class = 1              -- rule 3 (authorized: verified_transfers' `authorized`)
    and t.from_id <> t.to_id     -- rule 2 (an address has one id)
    and t.value > 0              -- rule 2
-   and b.block_number <= g.as_of_block
+   and (b.block_id >> 20) <= g.as_of_block
    and visible_at(b.added_seq, b.removed_seq, g.run_seq);
 
 -- The sets a cold read decides internal reasons by (method 3.0.0, whose m_cold_facts reads them;

@@ -250,12 +250,12 @@ set local enable_nestloop = on;
 create temp table m_bounds on commit drop as
 -- (on the block versions that hold a transfer: the time index gives them in order, and the scan
 -- stops at the first; through the view's joins the planner read every block of the window)
-select coalesce((select b.block_number
+select coalesce((select b.block_id >> 20
                    from blocks b
                   where b.block_timestamp > a.ws1
                     and visible_at(b.added_seq, b.removed_seq, a.s1)
                     and exists (select 1 from m_fact_rows t where t.block_id = b.block_id)
-                  order by b.block_timestamp, b.block_number
+                  order by b.block_timestamp, b.block_id
                   limit 1),
                 a.b1 + 1) as lo_block
   from m_acc a;

@@ -81,12 +81,12 @@ update m_part_old set checked_seq = (select run_seq from m_part), lo = 0, hi = 0
 -- one statement the planner expected thousands of versions and, nested loops being off, hashed
 -- every transfer of the table; issue 21: 0.3 s of a steady run at 1M payments, seconds at 10M)
 create temp table m_changed_blocks on commit drop as
-select b.block_id, b.block_timestamp, b.block_number
+select b.block_id, b.block_timestamp, b.block_id >> 20 as block_number
   from blocks b
  where b.added_seq > (select checked_seq from m_part_old)
    and b.added_seq <= (select run_seq from m_part)
 union
-select b.block_id, b.block_timestamp, b.block_number
+select b.block_id, b.block_timestamp, b.block_id >> 20 as block_number
   from blocks b
  where b.removed_seq > (select checked_seq from m_part_old)
    and b.removed_seq <= (select run_seq from m_part);

@@ -32,16 +32,17 @@ select a
 
 -- 2. The block versions named, reusing a stored version with the same number, hash, time and seqs,
 -- else adding the next version numbers of the block: the highest stored version + 1, 2, ... in a
--- fixed order, so the same rows always get the same ids. A version number reaching 2^20 fails the
--- blocks check (block_id >> 20 = block_number): the store refuses rather than overflow.
+-- fixed order, so the same rows always get the same ids. A version number reaching 2^20 fails
+-- block_version_id (migration 0051; before it the check block_id >> 20 = block_number): the store
+-- refuses rather than overflow.
 -- (A concurrent chunk of the same run that added the same version first wins the conflict; this
 -- chunk's transfers then join its row, which has the same number, hash, time and seqs.)
 -- One probe of the block's stored versions per row (usually none or one) gives both the highest
 -- version and whether one is the row's.
-insert into blocks (block_id, block_number, block_timestamp, added_seq, removed_seq, block_hash)
-select v.n * 1048576 + coalesce(m.top, -1)
-         + dense_rank() over (partition by v.n order by v.added, v.h, v.ts, v.removed nulls first),
-       v.n, v.ts, v.added, v.removed, decode(substr(v.h, 3), 'hex')
+insert into blocks (block_id, block_timestamp, added_seq, removed_seq, block_hash)
+select block_version_id(v.n, coalesce(m.top, -1)
+         + dense_rank() over (partition by v.n order by v.added, v.h, v.ts, v.removed nulls first)),
+       v.ts, v.added, v.removed, decode(substr(v.h, 3), 'hex')
   from (select n, h, ts, added, removed from x402_load_blocks
         union
         select n, h, ts, added, removed from x402_load_transfers) v

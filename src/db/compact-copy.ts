@@ -93,6 +93,33 @@ export async function copyFactsToCompact(
   });
 }
 
+// sql/store/load_facts.sql writes the layout of migration 0051 (no blocks.block_number; versions
+// numbered by block_version_id), and this copy runs at migration 0025's: for the batch's
+// statements a trigger fills block_number (block_id >> 20, what the check of migration 0025 wants)
+// and block_version_id is defined as 0051 defines it; both are dropped before the batch commits,
+// so the migrations after 0025 find the schema they were written for.
+const BEFORE_0051 = `
+  create function block_version_id(block_number int8, version int8) returns int8
+    language plpgsql immutable parallel safe
+    as $$
+  begin
+    if version < 0 or version >= 1048576 then
+      raise exception 'block % would have version %: a block has at most 2^20 versions', block_number, version;
+    end if;
+    return block_number * 1048576 + version;
+  end $$;
+  create function compact_copy_block_number() returns trigger language plpgsql as $$
+  begin
+    new.block_number := new.block_id >> 20;
+    return new;
+  end $$;
+  create trigger compact_copy_block_number before insert on blocks
+    for each row execute function compact_copy_block_number()`;
+const AFTER_0051 = `
+  drop trigger compact_copy_block_number on blocks;
+  drop function compact_copy_block_number();
+  drop function block_version_id(int8, int8)`;
+
 /** One batch of the copy, in its transaction; undefined when nothing was left to copy. */
 async function copyBatch(trx: Kysely<any>, batchTransfers: number): Promise<CopyProgress | undefined> {
   const state = await sql<{ next_block: bigint; top_block: bigint }>`
@@ -140,7 +167,9 @@ async function copyBatch(trx: Kysely<any>, batchTransfers: number): Promise<Copy
         'the copy stopped before its batch',
       { details: { transfer: `${bad.tx}:${bad.li}`, value: bad.v } },
     );
+  await sql.raw(BEFORE_0051).execute(trx);
   const stored = await loadFacts(run, { beforePartitions: true }); // (this copy runs before migration 0027)
+  await sql.raw(AFTER_0051).execute(trx);
   await sql`update compact_copy set next_block = ${hi.toString()}`.execute(trx);
   return { nextBlock: hi, topBlock: BigInt(top), transfers: stored.transfers };
 }

@@ -50,7 +50,7 @@ export async function rollbackReorgs(
     // Live block versions, newest first by the primary key (block_id = number * 2^20 + version);
     // a block stored by several runs has several live versions: one (number, hash) each.
     const { rows: versions } = await sql<{ block_number: bigint; block_hash: string }>`
-      select block_number, '0x' || encode(block_hash, 'hex') as block_hash from blocks
+      select block_id >> 20 as block_number, '0x' || encode(block_hash, 'hex') as block_hash from blocks
        where removed_seq is null
          and (${below?.toString() ?? null}::int8 is null or block_id < ${below?.toString() ?? null}::int8 * 1048576)
        order by block_id desc

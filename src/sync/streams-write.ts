@@ -61,11 +61,11 @@ export async function storeBlocks(trx: Transaction<Schema>, blocks: StreamBlocks
 async function markBlock(trx: Transaction<Schema>, block: BlockRecord, runSeq: bigint): Promise<void> {
   const n = block.number.toString();
   await sql`
-    insert into blocks (block_id, block_number, block_timestamp, added_seq, removed_seq, block_hash)
-    select ${n}::int8 * 1048576
-             + coalesce((select max(b.block_id) - ${n}::int8 * 1048576 from blocks b
-                          where b.block_id between ${n}::int8 * 1048576 and ${n}::int8 * 1048576 + 1048575), -1) + 1,
-           ${n}::int8, ${block.timestamp.toString()}::int8, ${runSeq.toString()}::int8, null,
+    insert into blocks (block_id, block_timestamp, added_seq, removed_seq, block_hash)
+    select block_version_id(${n}::int8,
+             coalesce((select max(b.block_id) - ${n}::int8 * 1048576 from blocks b
+                        where b.block_id between ${n}::int8 * 1048576 and ${n}::int8 * 1048576 + 1048575), -1) + 1),
+           ${block.timestamp.toString()}::int8, ${runSeq.toString()}::int8, null,
            decode(substr(${block.hash}, 3), 'hex')
      where not exists (select 1 from blocks v
                         where v.block_id between ${n}::int8 * 1048576 and ${n}::int8 * 1048576 + 1048575

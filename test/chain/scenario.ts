@@ -85,8 +85,9 @@ export async function dumpFacts(db: Kysely<Schema>): Promise<Record<string, unkn
     );
   return {
     // (text forms, not ids: two syncs may number addresses in another order)
-    blocks: await q(`select block_number, '0x' || encode(block_hash, 'hex') as block_hash, block_timestamp, added_seq,
-                            removed_seq, block_id - block_number * 1048576 as version
+    blocks:
+      await q(`select block_id >> 20 as block_number, '0x' || encode(block_hash, 'hex') as block_hash, block_timestamp,
+                            added_seq::int8, removed_seq::int8, block_id & 1048575 as version
                        from blocks order by block_id`),
     transfers: await q(`select f.tx_hash, f.log_index, f.block_hash, f.block_number, f.block_timestamp, f.from_address,
                                f.to_address, f.value, f.added_seq, f.removed_seq, f.authorized, t.pair_log_index

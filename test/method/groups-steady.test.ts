@@ -24,7 +24,7 @@ const p4 = `0x${'6'.repeat(40)}`;
 const GROUP = `op_${'a'.repeat(40)}`;
 
 const removeBlockOf = (t: TestDatabase, day: number, seq: bigint) =>
-  sql`update blocks set removed_seq = ${seq} where removed_seq is null and block_number = ${block(dec(day))}`.execute(
+  sql`update blocks set removed_seq = ${seq} where removed_seq is null and block_id >> 20 = ${block(dec(day))}`.execute(
     t.db,
   );
 

@@ -154,7 +154,7 @@ async function runHistory(t: TestDatabase, steps: Step[]) {
       const fork = blockAt(asOfTs - BigInt(step.reorgBack), 0n);
       const removed = await sql<{ n: bigint }>`
         with r as (update blocks set removed_seq = ${seq} where removed_seq is null and block_id >= ${fork}::int8 * 1048576
-                   returning block_number)
+                   returning block_id >> 20 as block_number)
         select count(distinct block_number - block_number % ${WIDTH.toString()}::int8) as n from r`.execute(db);
       if (Number(removed.rows[0]!.n) > 1) stats.reorgAcross++;
       // the chain flips back: the removed logs of every other block are live again (new block versions)
@@ -252,7 +252,7 @@ async function runHistory(t: TestDatabase, steps: Step[]) {
     const horizon = generations.reduce((m, g) => (BigInt(g.market_from_ts) < m ? BigInt(g.market_from_ts) : m), asOfTs);
     // No partition below the newest is left whose blocks are all older than every retained window.
     const kept = await sql<{ first: bigint; latest: bigint | null }>`
-      select block_number - block_number % ${WIDTH.toString()}::int8 as first, max(block_timestamp) as latest
+      select (block_id >> 20) - (block_id >> 20) % ${WIDTH.toString()}::int8 as first, max(block_timestamp) as latest
         from blocks group by 1`.execute(db);
     for (const p of after.blocks.slice(0, -1)) {
       const latest = kept.rows.find((r) => BigInt(r.first) === p)?.latest;

@@ -109,7 +109,7 @@ select p.to_id                  as seller_id,
        p.from_id                as payer_id,
        p.value                  as value,   -- (bigint, as in sql/method/01_inputs.sql)
        b.block_timestamp,
-       b.block_number,
+       b.block_id >> 20         as block_number,
        p.class,
        case
          when r.seller_id is null then 0
@@ -118,7 +118,7 @@ select p.to_id                  as seller_id,
                           from m_cold_fundings f
                          where f.seller_id = p.to_id
                            and f.payer_id = p.from_id
-                           and (f.block_number, f.log_index) < (b.block_number, p.log_index)
+                           and (f.block_number, f.log_index) < (b.block_id >> 20, p.log_index)
                          order by f.block_number desc, f.log_index desc
                          limit 1), false)
            then 1
@@ -138,7 +138,7 @@ select p.to_id                  as seller_id,
  where p.class > 0              -- rule 3: paired by AuthorizationUsed or a proxy's Settled log, or a claim
    and p.from_id <> p.to_id     -- rule 2
    and p.value > 0              -- rule 2
-   and b.block_number <= g.as_of_block
+   and (b.block_id >> 20) <= g.as_of_block
    and visible_at(b.added_seq, b.removed_seq, g.run_seq);
 
 create or replace temp view m_fact_rows as

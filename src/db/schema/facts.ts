@@ -23,14 +23,16 @@ export interface AddressPruneDueTable {
   since: Generated<Date>;
 }
 
-/** One block version: a block as stored by one run, carrying visibility (migration 0025). */
+/**
+ * One block version: a block as stored by one run, carrying visibility (migration 0025). Its
+ * number is block_id >> 20 (its column went in migration 0051); its seqs are int4 since then.
+ */
 export interface BlocksTable {
   /** block_number * 2^20 + version. */
   block_id: Int8;
-  block_number: Int8;
   block_timestamp: Int8;
-  added_seq: Int8;
-  removed_seq: Int8 | null;
+  added_seq: number;
+  removed_seq: number | null;
   /** 32 bytes. */
   block_hash: Bytes;
 }
