@@ -17,6 +17,7 @@ import { compute, loadFixture3 } from '../method/setup.ts';
 
 const ALL = loadMigrations();
 const BEFORE_0050 = ALL.filter((m) => m.version < 50);
+const UP_TO_0050 = ALL.filter((m) => m.version <= 50);
 const NEW_PAYER = `0x${'0d'.repeat(20)}`;
 
 afterAll(closeOldLayouts);
@@ -131,7 +132,10 @@ describe.each(backends())('migration 0050, the days’ payers as multisets, on $
     await migrate(database.db, BEFORE_0050, { copyFacts: { batchTransfers: 50 } });
     const before = (await serveAll(database.db)).served;
     expect(mismatches(before)).toEqual([]);
-    expect(await migrate(database.db)).toEqual([50]);
+    expect(await migrate(database.db, UP_TO_0050)).toEqual([50]);
+    expect((await serveAll(database.db)).served).toEqual(before);
+    // (and the later migrations keep it so)
+    await migrate(database.db);
     expect((await serveAll(database.db)).served).toEqual(before);
   });
 });
