@@ -41,9 +41,16 @@ export async function compactCopyPending(db: Kysely<any>): Promise<boolean> {
   const { rows } = await sql<{ pending: boolean }>`
     select to_regclass('compact_copy') is not null as pending`.execute(db);
   if (!rows[0]?.pending) return false;
-  const state = await sql<{ pending: boolean }>`
-    select next_block < top_block as pending from compact_copy`.execute(db);
-  return state.rows[0]?.pending ?? false;
+  try {
+    const state = await sql<{ pending: boolean }>`
+      select next_block < top_block as pending from compact_copy`.execute(db);
+    return state.rows[0]?.pending ?? false;
+  } catch (error) {
+    // another runner's later migration dropped the table between the two statements (two
+    // `migrate` at once on a new database): nothing is left to copy
+    if ((error as { code?: string }).code === '42P01') return false;
+    throw error;
+  }
 }
 
 /**
