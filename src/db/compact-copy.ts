@@ -1,5 +1,8 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { sql, type Kysely } from 'kysely';
 import { TallyError, TemporaryError } from '../lib/errors.ts';
+import { sqlDir } from '../lib/paths.ts';
 import { createStagingTables, kyselyRunner, loadFacts, vacuumStagingTables } from './load-facts.ts';
 
 /**
@@ -103,18 +106,18 @@ export async function copyFactsToCompact(
 // sql/store/load_facts.sql writes the layout of migration 0051 (no blocks.block_number; versions
 // numbered by block_version_id), and this copy runs at migration 0025's: for the batch's
 // statements a trigger fills block_number (block_id >> 20, what the check of migration 0025 wants)
-// and block_version_id is defined as 0051 defines it; both are dropped before the batch commits,
-// so the migrations after 0025 find the schema they were written for.
-const BEFORE_0051 = `
-  create function block_version_id(block_number int8, version int8) returns int8
-    language plpgsql immutable parallel safe
-    as $$
-  begin
-    if version < 0 or version >= 1048576 then
-      raise exception 'block % would have version %: a block has at most 2^20 versions', block_number, version;
-    end if;
-    return block_number * 1048576 + version;
-  end $$;
+// and block_version_id is defined as 0051 defines it (its text read from that migration, so the
+// rule stands once); both are dropped before the batch commits, so the migrations after 0025 find
+// the schema they were written for.
+let before0051: string | undefined;
+function beforeMigration0051(): string {
+  if (before0051) return before0051;
+  const m0051 = readFileSync(path.join(sqlDir, 'migrations', '0051_slim_blocks.sql'), 'utf8');
+  const start = m0051.indexOf('create function block_version_id');
+  const end = m0051.indexOf('end $$;', start);
+  if (start < 0 || end < 0) throw new Error('migration 0051 no longer defines block_version_id as the copy expects');
+  before0051 = `
+  ${m0051.slice(start, end + 'end $$;'.length)}
   create function compact_copy_block_number() returns trigger language plpgsql as $$
   begin
     new.block_number := new.block_id >> 20;
@@ -122,6 +125,8 @@ const BEFORE_0051 = `
   end $$;
   create trigger compact_copy_block_number before insert on blocks
     for each row execute function compact_copy_block_number()`;
+  return before0051;
+}
 const AFTER_0051 = `
   drop trigger compact_copy_block_number on blocks;
   drop function compact_copy_block_number();
@@ -174,7 +179,7 @@ async function copyBatch(trx: Kysely<any>, batchTransfers: number): Promise<Copy
         'the copy stopped before its batch',
       { details: { transfer: `${bad.tx}:${bad.li}`, value: bad.v } },
     );
-  await sql.raw(BEFORE_0051).execute(trx);
+  await sql.raw(beforeMigration0051()).execute(trx);
   const stored = await loadFacts(run, { beforePartitions: true }); // (this copy runs before migration 0027)
   await sql.raw(AFTER_0051).execute(trx);
   await sql`update compact_copy set next_block = ${hi.toString()}`.execute(trx);
