@@ -26,7 +26,8 @@
  *                     # tree's method SQL: a paired A/B of steady runs (both trees must keep the
  *                     # same derived state, e.g. one method version before and after a change)
  *   STEADY_PAYMENTS=17361 ...   # new payments per steady run (default PAYMENTS / 2880, 15 minutes
- *                     # of the window's rate): one delta at two window sizes
+ *                     # of the window's rate): one delta at two window sizes. 0: no new payments,
+ *                     # only those the window's start leaves behind (a steady run's fixed cost)
  *   STEADY_DAY=1 ...  # before each steady run the latest cached market day is dropped, so that the
  *                     # run computes it again as the first run after midnight does. A real
  *                     # midnight: steady run 48 (as-of 00:00 UTC) is the first after one (then every
