@@ -656,6 +656,8 @@ async function main() {
     cold_steps_ms: coldSteps,
     cold_cpu_steps_ms: first.coldCpuSteps,
     steady_steps_ms: steadySteps.at(-1),
+    // every steady run's steps, in run order (with STEADY_AB_SQL, `steady_arms` says each one's tree)
+    steady_steps_runs_ms: steadySteps,
     steady_cpu_steps_ms: steadyCpuSteps.at(-1),
     verify: verified ?? null,
     // the 3.0.0 traffic (bench/method-mix.ts): the shares asked for, the stream tables' rows, and the

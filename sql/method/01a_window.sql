@@ -323,6 +323,14 @@ set local enable_mergejoin = on;
 -- that join, bounds known only at run time made the planner guess a few dozen blocks in the
 -- window and hash all of them (issue 21: 0.4 s of a steady run at 1M payments; since the facts
 -- are partitioned (0027) a probe by primary key is costed once per partition).
+-- (hash and merge joins off, as for the insert above: the planner, expecting a seller's share of
+-- the payments by the average of transfers_to's sellers (~1,700 each at 1M for the 49 sellers new
+-- in a run, which held 49 payments), hashed every block of the window and every address for
+-- them: 1.1 of 1.3 s at 1M payments, a cost that grows with the window (35M blocks at 50M)
+-- wherever one seller is new, not with its payments. By nested loops each payment is one probe
+-- of blocks' primary key, pruned to its partition, and one of addresses'.)
+set local enable_hashjoin = off;
+set local enable_mergejoin = off;
 insert into m_delta
 with paid as materialized (
   select t.seller_id, t.payer_id, t.value, t.block_timestamp, t.block_number, t.added_seq, t.removed_seq,
@@ -337,6 +345,8 @@ select t.seller_id, t.payer_id, t.value, t.block_timestamp, t.block_number, 1, t
    and t.block_timestamp > (select ws1 from m_acc)
    and t.block_timestamp <= (select ts1 from m_acc)
    and visible_at(t.added_seq, t.removed_seq, a.s1);
+set local enable_hashjoin = on;
+set local enable_mergejoin = on;
 
 analyze m_delta;
 
