@@ -314,8 +314,6 @@ select *
          where exists (select 1 from acc_sellers s where s.seller_id = t.seller_id)
            and t.seller_id not in (select seller_id from m_removed_sellers)) d
  where sign <> 0;
-set local enable_hashjoin = on;
-set local enable_mergejoin = on;
 
 -- Sellers new to the catalog (a few in a steady run: newly listed, or paid for the first time):
 -- every payment in the new window. Their payments are found by seller (transfers_to) and their
@@ -323,7 +321,7 @@ set local enable_mergejoin = on;
 -- that join, bounds known only at run time made the planner guess a few dozen blocks in the
 -- window and hash all of them (issue 21: 0.4 s of a steady run at 1M payments; since the facts
 -- are partitioned (0027) a probe by primary key is costed once per partition).
--- (hash and merge joins off, as for the insert above: the planner, expecting a seller's share of
+-- (hash and merge joins stay off from the insert above: the planner, expecting a seller's share of
 -- the payments by the average of transfers_to's sellers (~1,700 each at 1M for the 49 sellers new
 -- in a run, which held 49 payments), hashed every block of the window and every address for
 -- them: 1.1 of 1.3 s at 1M payments, a cost that grows with the window (35M blocks at 50M)
@@ -331,8 +329,6 @@ set local enable_mergejoin = on;
 -- of blocks' primary key, pruned to its partition, and one of addresses'. A seller that joins
 -- with millions of payments pays a probe for each: worked out at ~10 us a probe, hashing the
 -- window's blocks would be cheaper only beyond ~2M payments at 50M, a catalog change that rare.)
-set local enable_hashjoin = off;
-set local enable_mergejoin = off;
 insert into m_delta
 with paid as materialized (
   select t.seller_id, t.payer_id, t.value, t.block_timestamp, t.block_number, t.added_seq, t.removed_seq,
