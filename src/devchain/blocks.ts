@@ -13,12 +13,24 @@ export async function setNextBlockTimestamp(rpcUrl: string, ts: bigint): Promise
  * Mines `blocks` empty-of-new-work blocks at once (anvil_mine); with `intervalSeconds` each block's
  * timestamp is the previous one's plus the interval, so long histories are built in one call.
  * Includes whatever is waiting in the pool in the first block.
+ *
+ * The interval is set with anvil_setBlockTimestampInterval for the call and removed after it, not
+ * passed to anvil_mine: anvil_mine's own interval is added to the wall clock's time, so a second that
+ * ticks between two calls lands in the timestamps (a test expecting 33 x 86,400 s got one more on a
+ * loaded machine, 2026-11-28); a set interval counts from the previous block's timestamp alone.
  */
 export async function mine(rpcUrl: string, blocks: number, intervalSeconds?: number): Promise<void> {
   if (!Number.isInteger(blocks) || blocks < 1) throw new RangeError(`blocks must be an integer >= 1, got ${blocks}`);
-  const params: string[] = [toQuantity(blocks)];
-  if (intervalSeconds !== undefined) params.push(toQuantity(intervalSeconds));
-  await rpcRequest(rpcUrl, 'anvil_mine', params);
+  if (intervalSeconds === undefined) {
+    await rpcRequest(rpcUrl, 'anvil_mine', [toQuantity(blocks)]);
+    return;
+  }
+  await rpcRequest(rpcUrl, 'anvil_setBlockTimestampInterval', [intervalSeconds]);
+  try {
+    await rpcRequest(rpcUrl, 'anvil_mine', [toQuantity(blocks)]);
+  } finally {
+    await rpcRequest(rpcUrl, 'anvil_removeBlockTimestampInterval', []);
+  }
 }
 
 /** Turns automine on or off (off: sent transactions wait in the pool until a block is mined). */
