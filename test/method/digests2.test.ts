@@ -166,3 +166,87 @@ describe.each(backends())('the worked example of docs/METHOD.md section 2.9 on $
     }
   });
 });
+
+/**
+ * The cold grouping (m_cold_periods, sql/method/01b_digests.sql) hands its per-group sorts rows
+ * already ordered by compact keys (hash bytes, `log_index || ':'`, ...) instead of the lines; the
+ * digests must still be those of the lines in byte order. Lines that differ only where a compact
+ * key could part from the text's order: log indexes 1, 2, 9, 10, 19, 100 of one transaction
+ * (`10:` sorts before `1:`, whose colon is above every digit, although 1 < 10 and '1' < '10'),
+ * equal hashes and log indexes with different payers, hashes that differ in their last nibble,
+ * values 5 and 50 (`5\n` before `50\n`), and two sellers in one hour (the period over all sellers).
+ */
+describe.each(backends())('evidence lines in byte order, cold, on $backend', ({ backend }) => {
+  it('behavior: adversarial lines give the digests of the byte-sorted lines', async () => {
+    const database = await freshDatabase(backend);
+    try {
+      const [s1, s2] = [`0x${'a'.repeat(40)}`, `0x${'1b'.repeat(20)}`];
+      const [p1, p2] = [`0x${'7'.repeat(40)}`, `0x${'8'.repeat(40)}`];
+      const snapshotId = await insertCatalog(database.db, [
+        { listing_id: '01'.repeat(32), seller_address: s1 },
+        { listing_id: '02'.repeat(32), seller_address: s2 },
+      ]);
+      const hour = 1_765_346_400n; // 2025-12-10T06:00:00Z
+      const tx = (last: string) => `0x${'c'.repeat(63)}${last}`;
+      let n = 0;
+      // (one block per payment, two seconds apart: the fixture's clock)
+      const pay = (
+        t: string,
+        logIndex: number,
+        from: string,
+        to: string,
+        value: bigint,
+      ): Pay & {
+        block: bigint;
+        authorizer: string;
+      } => {
+        const ts = hour + 2n * BigInt(++n);
+        return { tx: t, logIndex, block: block(ts), ts, from, to, value, authorizer: from };
+      };
+      const rows = [
+        ...[1, 2, 9, 10, 19, 100].map((li) => pay(tx('0'), li, p1, s1, 7n)),
+        pay(tx('0'), 10, p2, s2, 7n), // the same hash and log index as one of s1's, another payer and seller
+        pay(tx('9'), 3, p1, s1, 5n),
+        pay(tx('a'), 3, p1, s1, 50n), // hashes parted by their last nibble, 9 < a
+        pay(tx('a'), 4, p2, s2, 5n),
+        pay(tx('a'), 4, p1, s2, 5n), // ... and equal hashes and log indexes, payers 7... < 8...
+        pay(tx('1'), 1, p2, s2, 50n),
+      ];
+      // distinct blocks, so distinct (block, log index): the same hash in several blocks is the
+      // chain's concern, not the method's (it reads what the facts hold)
+      await insertTransfers(database.db, rows);
+      await insertCoverage(
+        database.db,
+        [s1, s2].map((seller) => ({
+          seller,
+          fromTs: MARKET_FROM_TS,
+          fromBlock: block(MARKET_FROM_TS),
+          toBlock: AS_OF_BLOCK,
+        })),
+      );
+      const g = await compute(database.db, snapshotId, { methodVersion: '2.0.0' });
+      // (the byte order is neither the numeric nor the text order of the log indexes)
+      const lines = rows.filter((r) => r.to === s1 && r.tx === tx('0')).map((r) => `${r.tx}:${r.logIndex}:`);
+      expect([...lines].sort(byBytes).map((l) => l.split(':')[1])).toEqual(['100', '10', '19', '1', '2', '9']);
+      const periods = await database.db
+        .selectFrom('gen_seller_periods')
+        .select(['seller_address', 'period_start', 'payments', 'sha256'])
+        .where('generation', '=', g)
+        .orderBy('seller_address')
+        .orderBy('period_start')
+        .execute();
+      expect(periods).toEqual(
+        [s2, s1].flatMap((s) => periodsOf(rows.filter((r) => r.to === s)).map((p) => ({ seller_address: s, ...p }))),
+      );
+      const all = await database.db
+        .selectFrom('gen_periods')
+        .select(['period_start', 'payments', 'sha256'])
+        .where('generation', '=', g)
+        .execute();
+      expect(all).toEqual(periodsOf(rows));
+      expect(all).toHaveLength(1);
+    } finally {
+      await database.close();
+    }
+  });
+});
