@@ -35,6 +35,16 @@ function periodsOf(rows: Pay[], periodSeconds = 3600n) {
 const compose = (periods: ReturnType<typeof periodsOf>) =>
   sha256(periods.map((p) => `${p.period_start}:${p.payments}:${p.sha256}\n`).join(''));
 
+/** A generation's closed periods of every seller, by seller and period. */
+const sellerPeriods = (database: TestDatabase, generation: number) =>
+  database.db
+    .selectFrom('gen_seller_periods')
+    .select(['seller_address', 'period_start', 'payments', 'sha256'])
+    .where('generation', '=', generation)
+    .orderBy('seller_address')
+    .orderBy('period_start')
+    .execute();
+
 describe.each(backends())('method 2.0.0 composed digests on $backend', ({ backend }) => {
   let database: TestDatabase;
   let generation: number;
@@ -85,13 +95,7 @@ describe.each(backends())('method 2.0.0 composed digests on $backend', ({ backen
       .select(['seller_address', 'evidence_sha256'])
       .where('generation', '=', generation)
       .execute();
-    const periods = await database.db
-      .selectFrom('gen_seller_periods')
-      .select(['seller_address', 'period_start', 'payments', 'sha256'])
-      .where('generation', '=', generation)
-      .orderBy('seller_address')
-      .orderBy('period_start')
-      .execute();
+    const periods = await sellerPeriods(database, generation);
     for (const s of sellers) {
       const own = periodsOf(counted.filter((t) => t.to === s.seller_address));
       expect(
@@ -228,13 +232,7 @@ describe.each(backends())('evidence lines in byte order, cold, on $backend', ({ 
       // (the byte order is neither the numeric nor the text order of the log indexes)
       const lines = rows.filter((r) => r.to === s1 && r.tx === tx('0')).map((r) => `${r.tx}:${r.logIndex}:`);
       expect([...lines].sort(byBytes).map((l) => l.split(':')[1])).toEqual(['100', '10', '19', '1', '2', '9']);
-      const periods = await database.db
-        .selectFrom('gen_seller_periods')
-        .select(['seller_address', 'period_start', 'payments', 'sha256'])
-        .where('generation', '=', g)
-        .orderBy('seller_address')
-        .orderBy('period_start')
-        .execute();
+      const periods = await sellerPeriods(database, g);
       expect(periods).toEqual(
         [s2, s1].flatMap((s) => periodsOf(rows.filter((r) => r.to === s)).map((p) => ({ seller_address: s, ...p }))),
       );
