@@ -16,6 +16,15 @@ const shared = {
   // workers start (test/helpers/db.ts). Each test gets a database of its own, so files may run
   // in parallel.
   globalSetup: ['test/global-setup.ts'],
+  // A worker keeps its process, and the modules it has imported, from one file to the next (of
+  // the same project) instead of starting a new one per file. A new process re-imports the code
+  // under test and its libraries for every file: 2-4 s per file on a quiet machine, which with
+  // ~125 files was most of the time a worker sat without a running test (docs/development.md,
+  // "The test suite: where the time goes"). Measured 2026-11-28 on 16 small test/api and test/cli
+  // files, PGlite only, load 10-14: vitest's import total 187 s isolated vs 32 s shared, wall 309 vs
+  // 183 s. Each file still gets its own databases (freshDatabase), chains and servers, and closes
+  // them; a test that changes process state (timers, environment) restores it in its own hooks.
+  isolate: false,
 };
 
 export default defineConfig({

@@ -88,16 +88,24 @@ end $$;
 -- and log index: the digests (01b_digests.sql) build a cold run's evidence lines from this read
 -- instead of reading the facts a second time.
 -- Under 3.0.0 the read decides each payment's internal reason from two small sets, filled here
--- for a cold run only (empty views before 3.0.0; sql/method/01_inputs.sql and
+-- for a cold run only (empty views before 3.0.0; sql/method/01_payments.sql and
 -- sql/method/3.0.0/01_payments.sql): the fundings visible at s1, in the order of their index (a
 -- bottom-up build), and the (seller, payer) pairs that can have a reason. The pairs are joined to
 -- the payments by hash (a merge join, which the planner picked, sorted the window's payments by
 -- pair first: a second slower than the hash at 1M).
-insert into m_cold_fundings
-select *
-  from m_cold_funding_rows
- where (select reset from m_acc)
- order by 1, 2, 3, 4;
+-- (a steady run does not even plan this insert, nor m_window's below: the statements are built over
+-- the fact partitions, and planning them cost 9.6 and 33.6 ms of every steady run at 2M for no
+-- row, EXPLAIN under load 10-16, docs/benchmarks.md, "The steady run's fixed part"; a statement
+-- of PL/pgSQL is planned when first run, and a CREATE TABLE AS ... WITH NO DATA is not planned)
+do $$
+begin
+  if (select reset from m_acc) then
+    insert into m_cold_fundings
+    select *
+      from m_cold_funding_rows
+     order by 1, 2, 3, 4;
+  end if;
+end $$;
 create index on m_cold_fundings (seller_id, payer_id, block_number, log_index);
 insert into m_cold_pairs (seller_id, payer_id, funded, operator)
 select seller_id, payer_id, bool_or(funded), bool_or(not funded)
@@ -109,16 +117,22 @@ select seller_id, payer_id, bool_or(funded), bool_or(not funded)
 analyze m_cold_fundings;
 analyze m_cold_pairs;
 
+-- (in a steady run the same table, empty and unplanned: WITH NO DATA)
 set local enable_mergejoin = off;
-create temp table m_window on commit drop as
-select t.seller_id, t.payer_id, t.value, t.block_timestamp, t.block_number, t.class, t.reason,
-       t.log_index, t.tx_hash   -- (last: read only by the digests' cold grouping, 01b_digests.sql)
-  from m_cold_facts t
-  join m_catalog_sellers c on c.seller_id = t.seller_id
- cross join m_acc a
- where (select reset from m_acc)
-   and t.block_timestamp >= least(a.ws1 + 1, (select market_from_ts from m_gen))
-   and t.block_timestamp <= a.ts1;
+do $$
+begin
+  execute $q$
+    create temp table m_window on commit drop as
+    select t.seller_id, t.payer_id, t.value, t.block_timestamp, t.block_number, t.class, t.reason,
+           t.log_index, t.tx_hash   -- (last: read only by the digests' cold grouping, 01b_digests.sql)
+      from m_cold_facts t
+      join m_catalog_sellers c on c.seller_id = t.seller_id
+     cross join m_acc a
+     where (select reset from m_acc)
+       and t.block_timestamp >= least(a.ws1 + 1, (select market_from_ts from m_gen))
+       and t.block_timestamp <= a.ts1
+  $q$ || case when (select reset from m_acc) then '' else ' with no data' end;
+end $$;
 set local enable_mergejoin = on;
 
 create temp table m_cold_head (like m_window) on commit drop;
@@ -549,7 +563,49 @@ analyze m_touched;
 -- (after migration 0046, a seller new to the catalog; a cold run fills it) the whole histogram is summed.
 -- (bitmap scans off: with one the walk read and sorted every acc_values row of the seller from m0
 -- up, as the whole histogram before it; an index scan gives them in order and stops at the median)
+-- A leaving seller's first payment (and, when lost_inside, its last) is looked up in its first
+-- (last) UTC day that still holds a payment: acc_seller_days, moved above, holds a row for each
+-- (seller, day) of the new window with payments and none for a day without, so that day is known
+-- before any fact is read. The day bounds the probe's block ids: from the first block version
+-- visible at s1 stamped at or after the day's start, up to (not including) the first one stamped
+-- at or after the next day's start (b1 + 1 when there is none). Exact, because the block versions
+-- visible at s1 are one chain whose timestamps never go down: every visible block of the day lies
+-- in that range, and the scan in block order still stops at the first visible payment, which is
+-- the same one. The bounds of one day are looked up once a run however many sellers have it
+-- (`days`: two probes of blocks_ts a day, at most the window's 31 days). Without them the probe
+-- started an index scan of transfers_to in every partition of transfers and batch_claims the
+-- window spans (12-13 at 50M) for each of the 1,000-2,000 sellers leaving a run, ~1 s of a 50M
+-- steady run (docs/benchmarks.md, "The steady run's fixed cost at 200k, statement by
+-- statement"); with them each probe's bounds are parameters of the lateral scan, and the
+-- partitions outside them are pruned at each rescan.
 set local enable_bitmapscan = off;
+with ends as materialized (
+  select t.seller_id,
+         case when t.leaving
+              then (select d.day_start from acc_seller_days d
+                     where d.seller_id = t.seller_id order by d.day_start limit 1) end as first_day,
+         case when t.lost_inside
+              then (select d.day_start from acc_seller_days d
+                     where d.seller_id = t.seller_id order by d.day_start desc limit 1) end as last_day
+    from m_touched t
+   where t.payments > 0 and (t.leaving or t.lost_inside)),
+days as materialized (
+  select x.day_start,
+         (select b.block_id
+            from blocks b
+           where b.block_timestamp >= x.day_start
+             and visible_at(b.added_seq, b.removed_seq, a.s1)
+           order by b.block_timestamp, b.block_id
+           limit 1) as lo,
+         (select b.block_id
+            from blocks b
+           where b.block_timestamp >= x.day_start + 86400
+             and visible_at(b.added_seq, b.removed_seq, a.s1)
+           order by b.block_timestamp, b.block_id
+           limit 1) as hi
+    from (select first_day from ends union select last_day from ends) x(day_start)
+   cross join m_acc a
+   where x.day_start is not null)
 insert into acc_sellers as a (seller_id, payments, revenue, payers, top_sum, median,
                               first_ts, last_ts, first_block, last_block, request_payments, below_median)
 select t.seller_id,
@@ -607,14 +663,18 @@ select t.seller_id,
                        limit 1)) m on true
   -- (a leaving seller's first and last payment: by its id and a block-id range, so the
   -- index transfers_to (to_id, block_id) gives them in chain order and the scan stops at the
-  -- first visible one; block_id = block_number * 2^20 + version, migration 0023. The conditions
+  -- first visible one; block_id = block_number * 2^20 + version, migration 0023. The range is the
+  -- window's cut to the day's (`days` above; greatest and least pass over a null). The conditions
   -- on t inside, not in `on`: a gate, so the other sellers probe no partition: in `on` the
   -- lookups ran for every touched seller, then were filtered, 0.3 of 1.4 s at 1M payments)
+  left join ends e on e.seller_id = t.seller_id
+  left join days fd on fd.day_start = e.first_day
+  left join days ld on ld.day_start = e.last_day
   left join lateral (select x.block_timestamp, x.block_number
                        from m_payment_facts x
                       where x.seller_id = t.seller_id
-                        and x.block_id >= (select lo_block from m_bounds) * 1048576
-                        and x.block_id < (select b1 + 1 from m_acc) * 1048576
+                        and x.block_id >= greatest((select lo_block from m_bounds) * 1048576, fd.lo)
+                        and x.block_id < least((select b1 + 1 from m_acc) * 1048576, fd.hi)
                         and x.block_timestamp > (select ws1 from m_acc)
                         and visible_at(x.added_seq, x.removed_seq, w.s1)
                         and t.payments > 0 and t.leaving
@@ -623,8 +683,8 @@ select t.seller_id,
   left join lateral (select x.block_timestamp, x.block_number
                        from m_payment_facts x
                       where x.seller_id = t.seller_id
-                        and x.block_id >= (select lo_block from m_bounds) * 1048576
-                        and x.block_id < (select b1 + 1 from m_acc) * 1048576
+                        and x.block_id >= greatest((select lo_block from m_bounds) * 1048576, ld.lo)
+                        and x.block_id < least((select b1 + 1 from m_acc) * 1048576, ld.hi)
                         and x.block_timestamp > (select ws1 from m_acc)
                         and visible_at(x.added_seq, x.removed_seq, w.s1)
                         and t.payments > 0 and t.lost_inside

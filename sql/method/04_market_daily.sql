@@ -204,7 +204,7 @@ select t.block_timestamp - t.block_timestamp % 86400 as day_start, t.payer_id,
        t.seller_id, t.value, t.class, t.reason
   from m_payment_facts t
   join m_catalog_sellers c on c.seller_id = t.seller_id  -- (address ids: migration 0028)
- cross join m_gen g   -- (run_seq as a column: visible_at is inlined, see 01_inputs.sql)
+ cross join m_gen g   -- (run_seq as a column: visible_at is inlined, see 01_payments.sql)
  where not (select reset from m_acc)
    -- (no day to compute, as in most steady runs: a one-time filter, so no statement reading this
    -- view reads a fact; without it a plan grouping the view scanned them, ~2 s a run at 1M)

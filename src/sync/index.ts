@@ -231,9 +231,15 @@ export async function syncChain(db: Kysely<Schema>, client: ChainClient, options
   // parallelBatches x (ahead + 1) chunks, each of about `chunkTransfers` transfers once the
   // batch's ChunkSizer has seen the density.
   const ahead = Math.max(1, options.fetchAhead ?? 1);
-  // During a backfill the fact tables grow from few rows to many: each chunk's statements are
-  // planned on statistics of the tables as they were at the last ANALYZE, so the statistics are
-  // refreshed each time the transfers this sync added have doubled (about 8 times at 200k).
+  // No ANALYZE during a backfill (one ran each time the transfers it added had doubled, 9 times at
+  // 200k, from 93f5579): it was added while the chunk statements still joined the stored tables,
+  // so their plans followed the tables' statistics. Since 4bba2e0 every stored row a chunk needs is
+  // found by a per-row probe through a unique index or a primary key's range (the OFFSET 0
+  // subqueries of sql/store), a plan that does not follow the statistics. Measured at 200k
+  // (bench/indexer.ts --profile-statements, backend CPU per statement): the ANALYZEs cost 2.3 s of
+  // the backends' ~22 CPU-s, and without them the chunk statements cost no more (docs/benchmarks.md,
+  // "The sync's CPU: no ANALYZE during a backfill"). The one after the sync (analyzeAfterBackfill)
+  // stays: the method's cold generation plans joins on the statistics.
   // Method 3.0.0's streams run beside the USDC stream, under the same request limit (the sync is
   // bound by round trips: in sequence they added their whole time to the run's). A transfer and
   // the proxy pairing that classes it may then be stored by concurrent transactions: the last
@@ -264,27 +270,6 @@ export async function syncChain(db: Kysely<Schema>, client: ChainClient, options
       })
     : undefined;
   streamsDone?.catch(() => {}); // awaited below
-  // The ANALYZE runs beside the batches (on a connection of its own on Postgres): the batch whose
-  // chunk started it goes on storing rather than wait for it. One at a time; the last is awaited
-  // before the sync's end.
-  let analyzedAt = 0;
-  let analyzing: Promise<void> | undefined;
-  let analyzeFailed: unknown;
-  const midAnalyze = () => {
-    if (analyzing || stats.transfers - analyzedAt < Math.max(1000, analyzedAt)) return;
-    analyzedAt = stats.transfers;
-    analyzing = sql`analyze addresses, blocks, transfers`
-      .execute(db)
-      .then(
-        () => {},
-        (error: unknown) => {
-          analyzeFailed ??= error;
-        },
-      )
-      .finally(() => {
-        analyzing = undefined;
-      });
-  };
   let storedBlocks = 0n;
   const runBatch = async (batch: Batch) => {
     signal.throwIfAborted(); // a batch waiting for its turn does not start after a failure
@@ -315,7 +300,6 @@ export async function syncChain(db: Kysely<Schema>, client: ChainClient, options
       const added = await storeChunk(db, { logs, sellers: batch.sellers, from: batch.from, toBlock, runSeq });
       stats.ranges++;
       stats.transfers += added.transfers;
-      midAnalyze();
       stats.authorizations += added.authorizations;
       storedBlocks += toBlock - fromBlock + 1n;
       log.debug(
@@ -343,11 +327,9 @@ export async function syncChain(db: Kysely<Schema>, client: ChainClient, options
     ),
   );
   const streamsResult = streamsDone ? await Promise.allSettled([streamsDone]) : [];
-  await analyzing;
   // The first failure is the cause; the others were stopped by it.
   const failed = [...streamsResult, ...results].find((r): r is PromiseRejectedResult => r.status === 'rejected');
   if (failed) throw failed.reason;
-  if (analyzeFailed !== undefined) throw analyzeFailed;
   if (streamsDone) {
     stats.streams = await streamsDone;
     options.streams?.beforePairingPass?.();

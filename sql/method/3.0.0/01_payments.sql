@@ -1,7 +1,8 @@
 -- Method 3.0.0, step 1 (after the common inputs): the payments of every class (SPEC section 2,
 -- "Method 3.0.0"; docs/METHOD.md section 2.11) and the internal reason of each, in place of 2.0.0's
 -- EIP-3009 transfers. The common steps read them through the session views m_payment_facts and
--- m_fact_rows (sql/method/01_inputs.sql), so their statements and their 2.0.0 plans are one.
+-- m_fact_rows, so their statements and their 2.0.0 plans are one. This file replaces the common
+-- sql/method/01_payments.sql (the same name): each view is created once a run.
 
 -- (an evidence line starts with its class: `class:tx_hash:log_index:from:to:value`)
 update m_gen
@@ -78,7 +79,7 @@ select v.tx_hash, v.log_index, v.block_hash, v.block_number, v.block_timestamp, 
   -- every payment for an empty m_delta_blocks: 6.7 s of a cold run at 20k payments)
   from verified_payments v;
 
--- The same payments for a cold run's bulk reads (sql/method/01_inputs.sql says which): those
+-- The same payments for a cold run's bulk reads (sql/method/01_payments.sql says which): those
 -- visible at this run's seq (so each one's reason is decided at it, as above), at or before its
 -- as-of block, by ids only. verified_payments' rules 2 and 3 on the fact tables themselves (the
 -- view joins `addresses` twice per payment for texts no aggregate reads), and the reason decided
@@ -107,7 +108,7 @@ select seller_id, payer_id from m_operator_pairs;
 create or replace temp view m_cold_facts as
 select p.to_id                  as seller_id,
        p.from_id                as payer_id,
-       p.value                  as value,   -- (bigint, as in sql/method/01_inputs.sql)
+       p.value                  as value,   -- (bigint, as in sql/method/01_payments.sql)
        b.block_timestamp,
        b.block_id >> 20         as block_number,
        p.class,
@@ -126,7 +127,7 @@ select p.to_id                  as seller_id,
          else 0
        end                      as reason,
        p.log_index,
-       p.tx_hash                -- (for the digests' evidence lines, as in sql/method/01_inputs.sql)
+       p.tx_hash                -- (for the digests' evidence lines, as in sql/method/01_payments.sql)
   from (select value, block_id, log_index, from_id, to_id, tx_hash, class::int4 as class
           from transfers
         union all
