@@ -1,20 +1,68 @@
 /**
  * The method's fixed cost: a run over the hand-checked 3.0.0 fixture (a few dozen facts), cold
- * then RUNS steady runs at the same as-of, on PGlite and (with TEST_DATABASE_URL) Postgres; per
- * step min / median / max ms over the steady runs. Small histories, as in the property tests,
- * pay this per method run whatever their size.
+ * then RUNS steady runs at the same as-of, on PGlite and (with TEST_DATABASE_URL) Postgres. Small
+ * histories, as in the property tests, pay this per method run whatever their size. Prints the
+ * whole run's min / median / max ms, then each step's; with STATEMENTS=1 each statement of a step
+ * runs as a step of its own (the same transaction, the same order), and the TOP slowest by median
+ * are printed.
  *
  *   RUNS=20 TEST_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test npx tsx bench/method-tiny.ts
  */
-import { computeGeneration } from '../src/method/index.ts';
+import { computeGeneration, loadMethodSteps, type MethodStep } from '../src/method/index.ts';
 import { backends, freshDatabase } from '../test/helpers/db.ts';
 import { ASOF, loadFixture3 } from '../test/method/setup.ts';
 
 const RUNS = Number(process.env.RUNS ?? 20);
+const TOP = Number(process.env.TOP ?? 25);
 const stats = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
-  return `${s[0]!.toFixed(0)}/${s[Math.floor((s.length - 1) / 2)]!.toFixed(0)}/${s.at(-1)!.toFixed(0)}`;
+  return { min: s[0]!, median: s[Math.floor((s.length - 1) / 2)]!, max: s.at(-1)! };
 };
+const show = (xs: number[]) => {
+  const { min, median, max } = stats(xs);
+  return `${min.toFixed(1)}/${median.toFixed(1)}/${max.toFixed(1)}`;
+};
+
+/**
+ * The statements of a SQL text, split at top-level semicolons: not inside a comment, a quoted
+ * string or identifier, or a dollar-quoted body.
+ */
+export function splitStatements(text: string): string[] {
+  const out: string[] = [];
+  let start = 0;
+  let i = 0;
+  while (i < text.length) {
+    const c = text[i]!;
+    if (c === '-' && text[i + 1] === '-') i = text.indexOf('\n', i) === -1 ? text.length : text.indexOf('\n', i);
+    else if (c === '/' && text[i + 1] === '*') i = text.indexOf('*/', i + 2) + 2;
+    else if (c === "'" || c === '"') {
+      let j = i + 1;
+      while (j < text.length && !(text[j] === c && text[j + 1] !== c)) j += text[j] === c ? 2 : 1;
+      i = j + 1;
+    } else if (c === '$' && /^\$[A-Za-z_]*\$/.test(text.slice(i))) {
+      const tag = /^\$[A-Za-z_]*\$/.exec(text.slice(i))![0];
+      i = text.indexOf(tag, i + tag.length) + tag.length;
+    } else if (c === ';') {
+      out.push(text.slice(start, i + 1));
+      start = ++i;
+    } else i++;
+  }
+  if (text.slice(start).trim() !== '') out.push(text.slice(start));
+  return out.filter((s) => s.replace(/--[^\n]*/g, '').trim() !== ';' && s.replace(/--[^\n]*/g, '').trim() !== '');
+}
+
+const firstLine = (s: string) =>
+  s
+    .split('\n')
+    .map((l) => l.trim())
+    .find((l) => l !== '' && !l.startsWith('--'))!
+    .slice(0, 90);
+
+const steps: MethodStep[] | undefined = process.env.STATEMENTS
+  ? loadMethodSteps().flatMap((step) =>
+      splitStatements(step.sql).map((s, i) => ({ ...step, name: `${step.name}#${i} ${firstLine(s)}`, sql: s })),
+    )
+  : undefined;
 
 for (const { backend } of backends()) {
   const t = await freshDatabase(backend);
@@ -31,16 +79,25 @@ for (const { backend } of backends()) {
         catalogSnapshotId: snapshotId,
         sources: [],
         generatedAt: new Date('2026-01-01T12:05:00Z'),
+        ...(steps ? { steps } : {}),
         afterStep: (step) => {
           const now = performance.now();
           if (run > 0) per.set(step, [...(per.get(step) ?? []), now - last]);
           last = now;
         },
       });
-      if (run > 0) totals.push(performance.now() - start);
+      const end = performance.now();
+      if (run > 0) {
+        totals.push(end - start);
+        per.set('(commit)', [...(per.get('(commit)') ?? []), end - last]);
+      }
     }
-    console.log(`${backend}: whole run min/median/max ms ${stats(totals)} over ${RUNS} steady runs`);
-    for (const [step, xs] of per) console.log(`  ${step.padEnd(20)} ${stats(xs)}`);
+    const sum = [...per.values()].reduce((a, xs) => a + stats(xs).median, 0);
+    console.log(
+      `${backend}: whole run min/median/max ms ${show(totals)} over ${RUNS} steady runs; ${per.size} steps, medians sum ${sum.toFixed(0)}`,
+    );
+    const rows = [...per].sort((a, b) => stats(b[1]).median - stats(a[1]).median);
+    for (const [step, xs] of steps ? rows.slice(0, TOP) : per) console.log(`  ${show(xs).padEnd(16)} ${step}`);
   } finally {
     await t.close();
   }
