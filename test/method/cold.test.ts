@@ -7,6 +7,7 @@ import { blockHash, insertCatalog, insertTransfers, type FixtureTransfer } from 
 import { computeGeneration, DERIVED_TABLES, forgetDerivedState } from '../../src/method/index.ts';
 import { compareGenerationRows, formatDifference, readGenerationRows } from '../../src/publish/index.ts';
 import { resetHistory } from './setup.ts';
+import { PROPERTY_RUNS, PROPERTY_TEST } from '../helpers/property.ts';
 
 /**
  * The bulk cold path (sql/method/01a_window.sql, 2.0.0/01b_digests.sql and 06_seller_daily.sql
@@ -384,16 +385,16 @@ describe.each(backends())(
       await compute(bulk, snapshot.snapshot_id, AS_OF + 2_700n, 0n, 3n);
     });
 
-    it('property: random facts, catalogs and as-of points', async () => {
+    it('property: random facts, catalogs and as-of points', PROPERTY_TEST, async () => {
       let histories = 0;
       await fc.assert(
         fc.asyncProperty(historyArb, async (h) => {
           await runBoth(bulk, old, h);
           histories++;
         }),
-        { numRuns: Number(process.env.PROPERTY_RUNS ?? 10), endOnFailure: true },
+        { numRuns: PROPERTY_RUNS, endOnFailure: true },
       );
-      expect(histories).toBe(Number(process.env.PROPERTY_RUNS ?? 10));
+      expect(histories).toBe(PROPERTY_RUNS);
     });
   },
 );

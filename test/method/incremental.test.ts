@@ -9,6 +9,7 @@ import { blockHash, insertCatalog, insertTransfers, type FixtureTransfer } from 
 import { misnumberedSellers } from '../helpers/seller-numbers.ts';
 import { outputsOf0038 } from './fixture-groups.ts';
 import { resetHistory } from './setup.ts';
+import { PROPERTY_RUNS, PROPERTY_TEST } from '../helpers/property.ts';
 
 /**
  * Property: an incremental generation (method 2.0.0 reusing the hour partials of earlier runs)
@@ -493,7 +494,7 @@ describe.each(backends())('incremental generations equal from-scratch ones on $b
     expect(of(SELLERS[0]!)).toHaveLength(1);
   });
 
-  it('property: random histories of runs', async () => {
+  it('property: random histories of runs', PROPERTY_TEST, async () => {
     let histories = 0;
     let computed = 0;
     medianStatesKnown = 0;
@@ -503,9 +504,9 @@ describe.each(backends())('incremental generations equal from-scratch ones on $b
         histories++;
         computed += generations;
       }),
-      { numRuns: Number(process.env.PROPERTY_RUNS ?? 10), endOnFailure: true },
+      { numRuns: PROPERTY_RUNS, endOnFailure: true },
     );
-    expect(histories).toBe(Number(process.env.PROPERTY_RUNS ?? 10));
+    expect(histories).toBe(PROPERTY_RUNS);
     expect(computed).toBeGreaterThan(0);
     expect(medianStatesKnown).toBeGreaterThan(0); // steady runs moved medians from a stored state
   });

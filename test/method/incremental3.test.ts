@@ -9,6 +9,7 @@ import { insertFacts3, insertOutgoing, type Claim, type ClassedTransfer, type Ou
 import { misnumberedSellers } from '../helpers/seller-numbers.ts';
 import { outputsOf0038 } from './fixture-groups.ts';
 import { resetHistory } from './setup.ts';
+import { PROPERTY_RUNS, PROPERTY_TEST } from '../helpers/property.ts';
 
 /**
  * Property: under method 3.0.0 an incremental generation has exactly the rows and digests of a
@@ -647,7 +648,7 @@ describe.each(backends())('incremental 3.0.0 generations equal from-scratch ones
   // in the next day), fundings and reorgs in the open day (some of whose blocks come back), now and
   // then a catalog or host change (the open table is emptied) or a killed run. Each run's cached
   // days, open days and published days equal a cold run's.
-  it('property: histories across UTC midnight with reorgs in the open day', async () => {
+  it('property: histories across UTC midnight with reorgs in the open day', PROPERTY_TEST, async () => {
     const midnightStep: fc.Arbitrary<Step> = fc.record({
       advance: fc.constantFrom(0, 300, 900, 1_800, 3_600, 5_400),
       k: fc.integer({ min: 0, max: 4 }),
@@ -678,15 +679,15 @@ describe.each(backends())('incremental 3.0.0 generations equal from-scratch ones
           fromOpen += counts.fromOpen;
         },
       ),
-      { numRuns: Number(process.env.PROPERTY_RUNS ?? 10), endOnFailure: true },
+      { numRuns: PROPERTY_RUNS, endOnFailure: true },
     );
-    expect(histories).toBe(Number(process.env.PROPERTY_RUNS ?? 10));
+    expect(histories).toBe(PROPERTY_RUNS);
     // not vacuous: open days held payments, and days were published from them
     expect(open).toBeGreaterThan(0);
     expect(fromOpen).toBeGreaterThan(0);
   });
 
-  it('property: random histories of runs with every class and both reasons', async () => {
+  it('property: random histories of runs with every class and both reasons', PROPERTY_TEST, async () => {
     let histories = 0;
     let internal = 0;
     const classes = new Set<number>();
@@ -697,9 +698,9 @@ describe.each(backends())('incremental 3.0.0 generations equal from-scratch ones
         internal += counts.internal;
         for (const c of counts.classes) classes.add(c);
       }),
-      { numRuns: Number(process.env.PROPERTY_RUNS ?? 10), endOnFailure: true },
+      { numRuns: PROPERTY_RUNS, endOnFailure: true },
     );
-    expect(histories).toBe(Number(process.env.PROPERTY_RUNS ?? 10));
+    expect(histories).toBe(PROPERTY_RUNS);
     // not vacuous: internal payments and every class were met
     expect(internal).toBeGreaterThan(0);
     expect([...classes].sort()).toEqual([1, 2, 3, 4]);

@@ -15,6 +15,7 @@ import {
 import { backends, freshDatabase, type TestDatabase } from '../helpers/db.ts';
 import { blockHash, insertCatalog, insertTransfers, type FixtureTransfer } from '../helpers/facts.ts';
 import { resetHistory } from './setup.ts';
+import { PROPERTY_RUNS, PROPERTY_TEST } from '../helpers/property.ts';
 
 /**
  * The fact tables partitioned by block range (migration 0027) and pruned by partition
@@ -509,7 +510,7 @@ describe.each(backends())('fact partitions and prune on $backend', ({ backend })
     expect(stats.dropped).toBeGreaterThan(0);
   });
 
-  it('property: random histories of runs, each published and pruned', async () => {
+  it('property: random histories of runs, each published and pruned', PROPERTY_TEST, async () => {
     let histories = 0;
     let dropped = 0;
     await fc.assert(
@@ -517,9 +518,9 @@ describe.each(backends())('fact partitions and prune on $backend', ({ backend })
         dropped += (await runHistory(t, steps)).dropped;
         histories++;
       }),
-      { numRuns: Number(process.env.PROPERTY_RUNS ?? 10), endOnFailure: true },
+      { numRuns: PROPERTY_RUNS, endOnFailure: true },
     );
-    expect(histories).toBe(Number(process.env.PROPERTY_RUNS ?? 10));
+    expect(histories).toBe(PROPERTY_RUNS);
     expect(dropped).toBeGreaterThan(0);
-  }, 300_000); // 10 histories of up to 5 runs with publish and prune: 32 s quiet, over 60 s on a loaded machine
+  }); // 10 histories of up to 5 runs with publish and prune: 58-72 s quiet
 });
