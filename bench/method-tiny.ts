@@ -11,6 +11,7 @@
 import { computeGeneration, loadMethodSteps, type MethodStep } from '../src/method/index.ts';
 import { backends, freshDatabase } from '../test/helpers/db.ts';
 import { ASOF, loadFixture3 } from '../test/method/setup.ts';
+import { firstLine, statements } from './sql-statements.ts';
 
 const RUNS = Number(process.env.RUNS ?? 20);
 const TOP = Number(process.env.TOP ?? 25);
@@ -23,44 +24,9 @@ const show = (xs: number[]) => {
   return `${min.toFixed(1)}/${median.toFixed(1)}/${max.toFixed(1)}`;
 };
 
-/**
- * The statements of a SQL text, split at top-level semicolons: not inside a comment, a quoted
- * string or identifier, or a dollar-quoted body.
- */
-export function splitStatements(text: string): string[] {
-  const out: string[] = [];
-  let start = 0;
-  let i = 0;
-  while (i < text.length) {
-    const c = text[i]!;
-    if (c === '-' && text[i + 1] === '-') i = text.indexOf('\n', i) === -1 ? text.length : text.indexOf('\n', i);
-    else if (c === '/' && text[i + 1] === '*') i = text.indexOf('*/', i + 2) + 2;
-    else if (c === "'" || c === '"') {
-      let j = i + 1;
-      while (j < text.length && !(text[j] === c && text[j + 1] !== c)) j += text[j] === c ? 2 : 1;
-      i = j + 1;
-    } else if (c === '$' && /^\$[A-Za-z_]*\$/.test(text.slice(i))) {
-      const tag = /^\$[A-Za-z_]*\$/.exec(text.slice(i))![0];
-      i = text.indexOf(tag, i + tag.length) + tag.length;
-    } else if (c === ';') {
-      out.push(text.slice(start, i + 1));
-      start = ++i;
-    } else i++;
-  }
-  if (text.slice(start).trim() !== '') out.push(text.slice(start));
-  return out.filter((s) => s.replace(/--[^\n]*/g, '').trim() !== ';' && s.replace(/--[^\n]*/g, '').trim() !== '');
-}
-
-const firstLine = (s: string) =>
-  s
-    .split('\n')
-    .map((l) => l.trim())
-    .find((l) => l !== '' && !l.startsWith('--'))!
-    .slice(0, 90);
-
 const steps: MethodStep[] | undefined = process.env.STATEMENTS
   ? loadMethodSteps().flatMap((step) =>
-      splitStatements(step.sql).map((s, i) => ({ ...step, name: `${step.name}#${i} ${firstLine(s)}`, sql: s })),
+      statements(step.sql).map((s, i) => ({ ...step, name: `${step.name}#${i + 1} ${firstLine(s, 90)}`, sql: s })),
     )
   : undefined;
 

@@ -116,6 +116,7 @@ import {
   streamRows,
   type MixLoad,
 } from './method-mix.ts';
+import { firstLine, statements } from './sql-statements.ts';
 
 const PAYMENTS = Number(process.env.PAYMENTS ?? 1_000_000);
 const STEADY_RUNS = Number(process.env.STEADY_RUNS ?? 3);
@@ -252,35 +253,14 @@ const steps = (dir?: string): { steps?: MethodStep[]; methodVersion: string } =>
   methodVersion: METHOD,
   ...stepsOf(dir),
 });
-/**
- * A step file's statements: split at `;` and a line end (a statement may end with `; -- comment`:
- * that is its end too), except inside a dollar-quoted body (`do $$ ... $$;`, whose lines end with
- * `;` too): a piece with an odd count of `$$` is joined with the next.
- */
-function statements(text: string): string[] {
-  const out: string[] = [];
-  let open = '';
-  for (const piece of text.split(/;[ \t]*(?:--[^\n]*)?\n/)) {
-    open = open ? `${open};\n${piece}` : piece;
-    if ((open.match(/\$\$/g) ?? []).length % 2 === 0) {
-      out.push(open);
-      open = '';
-    }
-  }
-  if (open) out.push(open);
-  return out;
-}
-
 const stepsOf = (dir?: string): { steps?: MethodStep[] } =>
   process.env.SPLIT_STEPS
     ? {
         steps: loadMethodSteps(METHOD, dir).flatMap((st) =>
-          statements(st.sql)
-            .filter((q) => /\S/.test(q.replace(/--.*$/gm, '')))
-            .map((q, i) => {
-              const name = `${st.name}#${i + 1} ${q.replace(/--.*$/gm, '').trim().split('\n')[0]!.slice(0, 60)}`;
-              return { ...st, name, sql: explained(name, q) };
-            }),
+          statements(st.sql).map((q, i) => {
+            const name = `${st.name}#${i + 1} ${firstLine(q, 60)}`;
+            return { ...st, name, sql: explained(name, q) };
+          }),
         ),
       }
     : dir
